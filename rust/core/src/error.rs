@@ -1,0 +1,43 @@
+//! The core's one error type. Every message names the offending input.
+
+use crate::ids::{AppId, ContainerId, NodeId};
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum CoreError {
+    UnknownNode(NodeId),
+    DuplicateNode(NodeId),
+    UnknownApp(AppId),
+    DuplicateApp(AppId),
+    UnknownContainer(ContainerId),
+    /// A resource vector that is zero where it must not be, or larger than
+    /// anything the cluster allows.
+    BadResource { what: String, why: String },
+    /// Configuration: unknown key, bad value, unknown policy.
+    Config(String),
+    /// A decision a policy produced failed the core's own validation; this is
+    /// a policy bug, reported rather than applied.
+    InvalidDecision(String),
+    /// Anything else a driver sent that cannot be applied.
+    BadEvent(String),
+}
+
+impl fmt::Display for CoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CoreError::UnknownNode(n) => write!(f, "unknown node {n}"),
+            CoreError::DuplicateNode(n) => write!(f, "node {n} was already added"),
+            CoreError::UnknownApp(a) => write!(f, "unknown application {a}"),
+            CoreError::DuplicateApp(a) => write!(f, "application {a} was already added"),
+            CoreError::UnknownContainer(c) => write!(f, "unknown container {c}"),
+            CoreError::BadResource { what, why } => write!(f, "bad resource in {what}: {why}"),
+            CoreError::Config(m) => write!(f, "configuration error: {m}"),
+            CoreError::InvalidDecision(m) => write!(f, "policy produced an invalid decision: {m}"),
+            CoreError::BadEvent(m) => write!(f, "bad event: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for CoreError {}
+
+pub type Result<T, E = CoreError> = std::result::Result<T, E>;

@@ -1,0 +1,138 @@
+//! The one trait every policy implements (ARCHITECTURE.md principle 4), and
+//! the context it acts through. A policy sees a read-only view of the mirror
+//! and the event that just changed it; every decision goes through [`Ctx`],
+//! which validates it against the mirror and records it as assumed, so a
+//! policy can never over-commit a node or allocate beyond an ask.
+//!
+//! The extension points, in the order a driver meets them:
+//! - [`Policy::on_event`]: after the mirror applied a delta (app added, asks
+//!   changed, container completed, node lost ...): update own state, and
+//!   preempt at once if the policy is preemptive (Kairos, HFSP).
+//! - [`Policy::on_node_heartbeat`]: YARN's `NODE_UPDATE`, the scheduling
+//!   opportunity: *order* apps, *filter* by fit and locality, *allocate* or
+//!   *reserve* on this node.
+//! - [`Policy::on_schedule`]: event-driven drivers offer all free nodes at once.
+//! - [`Policy::on_timer`]: a wake-up the policy asked for with [`Ctx::wake_at`].
+
+use crate::cluster::{Cluster, Container};
+use crate::error::Result;
+use crate::ids::{AppId, ContainerId, NodeId, Priority, TimerToken};
+use crate::protocol::{Decision, Event, PreemptMode};
+use crate::rng::Rng;
+use crate::time::Time;
+use std::collections::{BTreeSet, VecDeque};
+
+pub trait Policy: Send {
+    /// The policy's registry name (`fifo`, `fair`, ...).
+    fn name(&self) -> &'static str;
+
+    /// The mirror has applied `event` (never `NodeHeartbeat`/`ScheduleAll`,
+    /// which have their own hooks).
+    fn on_event(&mut self, _ctx: &mut Ctx<'_>, _event: &Event) {}
+
+    /// A scheduling opportunity on `node`.
+    fn on_node_heartbeat(&mut self, ctx: &mut Ctx<'_>, node: NodeId);
+
+    /// Every node with free resources gets an opportunity, while demand lasts.
+    fn on_schedule(&mut self, ctx: &mut Ctx<'_>) {
+        let nodes: Vec<NodeId> = ctx.cluster().nodes_with_space().collect();
+        for node in nodes {
+            if ctx.cluster().pending_containers() == 0 {
+                break;
+            }
+            self.on_node_heartbeat(ctx, node);
+        }
+    }
+
+    /// A timer the policy set has fired.
+    fn on_timer(&mut self, _ctx: &mut Ctx<'_>, _token: TimerToken) {}
+
+    /// A snapshot of the policy's own state for operators (queue tree,
+    /// virtual times ...): the shim serves it over REST, the simulator logs it.
+    fn describe(&self, _cluster: &Cluster) -> serde_json::Value {
+        serde_json::Value::Null
+    }
+}
+
+/// What a policy may do while it handles one call.
+pub struct Ctx<'a> {
+    pub now: Time,
+    pub rng: &'a mut Rng,
+    /// Network delay the driver asked distributed-scheduler emulations to
+    /// model (ms); zero inside the RM.
+    pub network_delay_ms: u64,
+    cluster: &'a mut Cluster,
+    out: &'a mut VecDeque<Decision>,
+    timers: &'a mut BTreeSet<(Time, TimerToken)>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(
+        now: Time,
+        cluster: &'a mut Cluster,
+        out: &'a mut VecDeque<Decision>,
+        timers: &'a mut BTreeSet<(Time, TimerToken)>,
+        rng: &'a mut Rng,
+        network_delay_ms: u64,
+    ) -> Ctx<'a> {
+        Ctx { now, rng, network_delay_ms, cluster, out, timers }
+    }
+
+    pub fn cluster(&self) -> &Cluster {
+        self.cluster
+    }
+
+    /// Places one container of `app`'s ask at `priority` on `node`, after
+    /// checking that the ask is outstanding and fits.
+    pub fn allocate(&mut self, app: AppId, priority: Priority, node: NodeId) -> Result<ContainerId> {
+        let c = self.cluster.allocate(app, priority, node, self.now)?;
+        self.out.push_back(Decision::Allocate { container: c.id, app, priority, node, resources: c.resources });
+        Ok(c.id)
+    }
+
+    /// Holds `node` for `app`'s ask at `priority` (YARN's reservation of a
+    /// node for a container that does not fit yet).
+    pub fn reserve(&mut self, app: AppId, priority: Priority, node: NodeId) -> Result<()> {
+        let resources = self.cluster.reserve(app, priority, node)?;
+        self.out.push_back(Decision::Reserve { app, priority, node, resources });
+        Ok(())
+    }
+
+    pub fn unreserve(&mut self, node: NodeId) -> Result<()> {
+        if let Some((app, priority, _)) = self.cluster.unreserve(node)? {
+            self.out.push_back(Decision::Unreserve { app, priority, node });
+        }
+        Ok(())
+    }
+
+    pub fn preempt(&mut self, container: ContainerId, mode: PreemptMode) -> Result<()> {
+        self.cluster.preempt(container, mode, self.now)?;
+        self.out.push_back(Decision::Preempt { container, mode });
+        Ok(())
+    }
+
+    pub fn resume(&mut self, container: ContainerId) -> Result<()> {
+        self.cluster.resume(container, self.now)?;
+        self.out.push_back(Decision::Resume { container });
+        Ok(())
+    }
+
+    /// Asks to be woken at `at` with `token` (ignored if `at` is not later
+    /// than now: the policy is already running).
+    pub fn wake_at(&mut self, at: Time, token: TimerToken) {
+        self.timers.insert((at.max(self.now), token));
+    }
+
+    /// Cancels every pending wake-up with this token.
+    pub fn cancel_timer(&mut self, token: TimerToken) {
+        self.timers.retain(|(_, t)| *t != token);
+    }
+
+    /// Containers of `app`, running or suspended.
+    pub fn containers_of(&self, app: AppId) -> Vec<&Container> {
+        self.cluster
+            .app(app)
+            .map(|a| a.containers.iter().filter_map(|c| self.cluster.container(*c)).collect())
+            .unwrap_or_default()
+    }
+}

@@ -1,0 +1,197 @@
+//! The one protocol between a driver (the simulator, or the YARN shim through
+//! JNI) and the core (ARCHITECTURE.md principle 2). Plain serde types: the
+//! simulator passes them directly, the JNI bridge encodes them, and the flight
+//! recorder writes them as JSON lines for `sojourn replay`.
+//!
+//! Inputs are [`Event`]s, each applied at a `now`; outputs are [`Decision`]s,
+//! pulled in order. A driver that cannot apply a decision sends it back in
+//! [`Event::Rejected`], and the core rolls its mirror back.
+
+use crate::ids::{AppId, ContainerId, NodeId, Priority};
+use crate::resources::Resources;
+use crate::time::Time;
+use serde::{Deserialize, Serialize};
+
+/// A NodeManager as it registers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NodeSpec {
+    pub node: NodeId,
+    /// Host name (YARN's `host:port` node id, or a trace's host).
+    pub name: String,
+    /// Rack path, e.g. `/default-rack`.
+    pub rack: String,
+    /// Node labels (partitions). Empty: the default partition.
+    #[serde(default)]
+    pub labels: Vec<String>,
+    pub capacity: Resources,
+}
+
+/// An application as it is submitted. Its submit time is the `now` of the
+/// event that adds it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AppSpec {
+    pub app: AppId,
+    #[serde(default)]
+    pub name: String,
+    /// Queue name as submitted (a leaf name or a full path `root.a.b`).
+    pub queue: String,
+    pub user: String,
+    /// YARN application priority: *higher value = more important*.
+    #[serde(default)]
+    pub priority: i32,
+    /// Completion deadline, when the user gave one (TetriSched).
+    #[serde(default)]
+    pub deadline: Option<Time>,
+    /// Value of finishing by the deadline (TetriSched).
+    #[serde(default)]
+    pub value: Option<f64>,
+}
+
+/// The phase of an application a request belongs to. MapReduce asks for its
+/// AM at priority 0, maps at 20 and reduces at 10; policies such as HFSP keep
+/// a separate queue per phase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    Am,
+    Map,
+    Reduce,
+    Other,
+}
+
+/// A locality preference of an ask: so many of its containers would like
+/// this node or this rack.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Locality {
+    Node(NodeId, u32),
+    Rack(String, u32),
+}
+
+/// An application's outstanding request at one priority (YARN's
+/// `ResourceRequest`s of one `SchedulerRequestKey`, aggregated: `count` is the
+/// `ANY` count, `locality` the node and rack entries). An update replaces
+/// the previous ask at that priority; `count == 0` withdraws it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ask {
+    pub priority: Priority,
+    pub capability: Resources,
+    pub count: u32,
+    #[serde(default = "default_phase")]
+    pub phase: Phase,
+    #[serde(default)]
+    pub locality: Vec<Locality>,
+    /// `false`: only the listed nodes/racks may serve this ask.
+    #[serde(default = "yes")]
+    pub relax_locality: bool,
+    /// Node-label expression; `None` is the default partition.
+    #[serde(default)]
+    pub label: Option<String>,
+    /// Estimated duration of each task of this ask, when the driver knows it
+    /// (a trace, application tags, or learned). Policies that need no
+    /// estimates ignore it.
+    #[serde(default)]
+    pub est_task_ms: Option<u64>,
+}
+
+fn default_phase() -> Phase {
+    Phase::Other
+}
+fn yes() -> bool {
+    true
+}
+
+impl Ask {
+    pub fn new(priority: Priority, capability: Resources, count: u32, phase: Phase) -> Ask {
+        Ask {
+            priority,
+            capability,
+            count,
+            phase,
+            locality: Vec::new(),
+            relax_locality: true,
+            label: None,
+            est_task_ms: None,
+        }
+    }
+}
+
+/// Why a container ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// The task finished (successfully or not) on its own.
+    Finished,
+    /// The application gave the container back.
+    Released,
+    /// Killed because the core preempted it.
+    Preempted,
+    /// The node was lost with the container on it.
+    Lost,
+    /// Allocated but never launched (YARN's allocation expiry).
+    Expired,
+    /// Killed for any other reason (the app was killed, an admin).
+    Killed,
+}
+
+/// How a container is preempted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PreemptMode {
+    /// Kill it: its work is lost and the task runs again from scratch.
+    Kill,
+    /// Suspend it: it keeps its memory and node, stops using CPU, and can
+    /// be resumed where it stopped.
+    Suspend,
+}
+
+/// What a driver tells the core.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    NodeAdded(NodeSpec),
+    NodeRemoved { node: NodeId },
+    NodeResourceUpdated { node: NodeId, capacity: Resources },
+    /// YARN's `NODE_UPDATE`: a scheduling opportunity on this node.
+    NodeHeartbeat { node: NodeId },
+    AppAdded(AppSpec),
+    AppRemoved { app: AppId },
+    AsksUpdated { app: AppId, asks: Vec<Ask> },
+    /// The driver confirms an allocation: the container was created.
+    ContainerStarted { container: ContainerId },
+    ContainerCompleted { container: ContainerId, outcome: Outcome },
+    /// A suspended container is running again, or a suspension took effect.
+    /// (Sent only by drivers whose suspend/resume is asynchronous.)
+    ContainerProgress { container: ContainerId, progress: f64 },
+    /// The driver could not apply a decision: the core rolls it back.
+    Rejected { decision: Decision, reason: String },
+    /// Event-driven drivers (the papers' simulators): offer every node with
+    /// free resources to the policy now, as if each had heartbeated.
+    ScheduleAll,
+}
+
+/// What the core tells a driver.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Decision {
+    /// Start a container for `app`'s ask at `priority` on `node`. The core has
+    /// already counted it (assumed) in its mirror.
+    Allocate { container: ContainerId, app: AppId, priority: Priority, node: NodeId, resources: Resources },
+    /// Hold `node` for `app`'s large ask at `priority` until it fits.
+    Reserve { app: AppId, priority: Priority, node: NodeId, resources: Resources },
+    /// Drop the reservation on `node`.
+    Unreserve { app: AppId, priority: Priority, node: NodeId },
+    /// Take `container` away: kill it (the driver reports it completed with
+    /// [`Outcome::Preempted`]) or suspend it (effective at once in the mirror).
+    Preempt { container: ContainerId, mode: PreemptMode },
+    /// Resume a suspended container on its node.
+    Resume { container: ContainerId },
+}
+
+/// One line of a flight recording: an event and the time it was applied at,
+/// or a timer firing (`event` absent).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub now: Time,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<Event>,
+}

@@ -1,0 +1,113 @@
+//! Pieces the policies share: an ordered index of apps with outstanding
+//! demand, and the "place as many of this app's asks as fit" step.
+
+use sojourn_core::{App, AppId, Cluster, Ctx, Event, NodeId};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Apps that want containers, in a policy's order. The key of an app is
+/// computed when it first has demand and kept until it has none, so the
+/// key must be stable for an app (e.g. submit time), not a changing share.
+pub struct DemandIndex<K: Ord + Copy> {
+    key_of: BTreeMap<AppId, K>,
+    ordered: BTreeSet<(K, AppId)>,
+    make_key: Option<fn(&App) -> K>,
+}
+
+impl<K: Ord + Copy> Default for DemandIndex<K> {
+    fn default() -> Self {
+        DemandIndex { key_of: BTreeMap::new(), ordered: BTreeSet::new(), make_key: None }
+    }
+}
+
+impl<K: Ord + Copy> DemandIndex<K> {
+    /// Updates the index after the mirror applied `event`.
+    pub fn observe(&mut self, cluster: &Cluster, event: &Event, make_key: fn(&App) -> K) {
+        self.make_key = Some(make_key);
+        match event {
+            Event::AppAdded(spec) => self.refresh(cluster, spec.app),
+            Event::AppRemoved { app } => self.remove(*app),
+            Event::AsksUpdated { app, .. } => self.refresh(cluster, *app),
+            Event::Rejected { decision: sojourn_core::Decision::Allocate { app, .. }, .. } => {
+                self.refresh(cluster, *app)
+            }
+            _ => {}
+        }
+    }
+
+    /// Re-reads whether `app` has demand.
+    pub fn refresh(&mut self, cluster: &Cluster, app: AppId) {
+        match cluster.app(app) {
+            Some(a) if a.pending_containers > 0 => {
+                if !self.key_of.contains_key(&app) {
+                    if let Some(f) = self.make_key {
+                        let k = f(a);
+                        self.key_of.insert(app, k);
+                        self.ordered.insert((k, app));
+                    }
+                }
+            }
+            _ => self.remove(app),
+        }
+    }
+
+    fn remove(&mut self, app: AppId) {
+        if let Some(k) = self.key_of.remove(&app) {
+            self.ordered.remove(&(k, app));
+        }
+    }
+
+    /// Apps with demand, first in order first (a snapshot, so the caller may
+    /// allocate while iterating).
+    pub fn in_order(&self) -> Vec<AppId> {
+        self.ordered.iter().map(|(_, a)| *a).collect()
+    }
+
+    /// The first app in order.
+    pub fn first(&self) -> Option<AppId> {
+        self.ordered.first().map(|(_, a)| *a)
+    }
+
+    pub fn len(&self) -> usize {
+        self.ordered.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.ordered.is_empty()
+    }
+}
+
+/// Whether a node can take any more containers at all.
+pub fn node_has_room(cluster: &Cluster, node: NodeId) -> bool {
+    cluster.node(node).is_some_and(|n| {
+        let a = n.available();
+        a.memory_mb > 0 && a.vcores > 0
+    })
+}
+
+/// Places as many containers of `app` on `node` as fit, its asks in
+/// request-priority order. Returns how many were placed.
+pub fn fill_node_with_app(ctx: &mut Ctx<'_>, app: AppId, node: NodeId) -> u32 {
+    let mut placed = 0;
+    let prios: Vec<_> = match ctx.cluster().app(app) {
+        Some(a) => a.outstanding_asks().map(|s| s.ask.priority).collect(),
+        None => return 0,
+    };
+    for p in prios {
+        while ctx.cluster().can_allocate(app, p, node).is_ok() {
+            if ctx.allocate(app, p, node).is_err() {
+                break;
+            }
+            placed += 1;
+        }
+    }
+    placed
+}
+
+/// Places at most one container of `app` on `node`: its most important
+/// ask that fits. Returns whether one was placed.
+pub fn place_one(ctx: &mut Ctx<'_>, app: AppId, node: NodeId) -> bool {
+    let prios: Vec<_> = match ctx.cluster().app(app) {
+        Some(a) => a.outstanding_asks().map(|s| s.ask.priority).collect(),
+        None => return false,
+    };
+    prios.into_iter().any(|p| ctx.cluster().can_allocate(app, p, node).is_ok() && ctx.allocate(app, p, node).is_ok())
+}

@@ -1,0 +1,40 @@
+//! Sojourn's policies, one module per policy, and the registry that builds
+//! one by name from validated parameters ([`build`]) and lists them with
+//! their parameter schemas ([`catalog`]).
+
+pub mod common;
+pub mod fifo;
+
+use sojourn_core::{CoreError, ParamSpec, Params, Policy, Result};
+use std::collections::BTreeMap;
+
+/// A policy as `sojourn policies` lists it.
+pub struct PolicyInfo {
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub params: &'static [ParamSpec],
+    build: fn(&Params) -> Result<Box<dyn Policy>>,
+}
+
+/// Every implemented policy, in the order reports show them.
+pub fn catalog() -> Vec<PolicyInfo> {
+    vec![PolicyInfo {
+        name: "fifo",
+        doc: "YARN's FifoScheduler: apps by priority then submission, fill the heartbeating node",
+        params: fifo::PARAMS,
+        build: |_| Ok(Box::new(fifo::Fifo::new())),
+    }]
+}
+
+/// Builds the policy `name` with the given parameters (keys without the
+/// `yarn.scheduler.sojourn.<policy>.` prefix). Unknown policies, unknown keys
+/// and bad values are errors naming them.
+pub fn build(name: &str, given: &BTreeMap<String, String>) -> Result<Box<dyn Policy>> {
+    let all = catalog();
+    let info = all.iter().find(|p| p.name == name).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|p| p.name).collect();
+        CoreError::Config(format!("unknown policy '{name}' (known: {})", names.join(", ")))
+    })?;
+    let params = Params::validate(name, info.params, given)?;
+    (info.build)(&params)
+}

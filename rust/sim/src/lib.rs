@@ -1,0 +1,6 @@
+//! Sojourn's simulator: the discrete-event engine that drives the same core
+//! and policies as the YARN shim, trace readers and workload generators,
+//! metrics and reports, and the `sojourn` CLI behind them.
+
+pub mod run;
+pub mod workload;

@@ -1,0 +1,76 @@
+//! What one simulation run produces: the raw material every metric and
+//! report is computed from.
+
+use serde::{Deserialize, Serialize};
+use sojourn_core::Time;
+
+/// One finished job.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JobRecord {
+    pub id: u64,
+    pub name: String,
+    pub queue: String,
+    pub user: String,
+    pub submit: Time,
+    pub finish: Time,
+    pub tasks: u32,
+    /// Sum of task durations (ms).
+    pub work_ms: u64,
+    /// Run time on an empty cluster (ms), see `JobSpec::ideal_ms`.
+    pub ideal_ms: u64,
+    /// Mean task duration (ms): the short/long classifier's input.
+    pub mean_task_ms: f64,
+}
+
+impl JobRecord {
+    /// Response (sojourn) time in ms.
+    pub fn response_ms(&self) -> u64 {
+        self.finish.since(self.submit)
+    }
+    /// Response time over ideal time (at least 1 when ideal > 0).
+    pub fn slowdown(&self) -> f64 {
+        if self.ideal_ms == 0 {
+            1.0
+        } else {
+            self.response_ms() as f64 / self.ideal_ms as f64
+        }
+    }
+}
+
+/// Cluster use at one instant, as fractions of capacity.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UtilSample {
+    pub t: Time,
+    pub memory: f64,
+    pub vcores: f64,
+    pub running_jobs: u32,
+    pub pending_containers: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    pub policy: String,
+    pub workload: String,
+    pub seed: u64,
+    pub nodes: usize,
+    pub jobs: Vec<JobRecord>,
+    /// Jobs submitted but not finished when the run ended.
+    pub unfinished: u64,
+    pub utilization: Vec<UtilSample>,
+    pub preemptions_kill: u64,
+    pub preemptions_suspend: u64,
+    /// Task time thrown away by kills and lost nodes (ms).
+    pub lost_work_ms: u64,
+    /// Jain's fairness index over the dominant shares of the queues with
+    /// running or pending work, one value per utilization sample.
+    pub fairness: Vec<f64>,
+    /// Tasks started and finished (simulated task events).
+    pub task_events: u64,
+    /// Events the core handled.
+    pub core_events: u64,
+    /// Wall time of the run (ms), and of that, time inside the core.
+    pub wall_ms: f64,
+    pub core_ms: f64,
+    /// Simulated time at which the last job finished.
+    pub makespan: Time,
+}
