@@ -355,7 +355,10 @@ impl Cluster {
             }
             if let Some(max) = max {
                 if !ask.capability.fits_in(&max) {
-                    return Err(bad_resource(what(), &format!("{} exceeds the maximum allocation {max}", ask.capability)));
+                    return Err(bad_resource(
+                        what(),
+                        &format!("{} exceeds the maximum allocation {max}", ask.capability),
+                    ));
                 }
             }
         }
@@ -449,26 +452,29 @@ impl Cluster {
     /// its ask is wanted again. Idempotent.
     pub fn rollback_allocation(&mut self, id: ContainerId) {
         let Some(c) = self.containers.get(&id) else { return };
-        let (app, priority, consumed, resources, phase) =
-            (c.app, c.priority, c.consumed.clone(), c.resources, c.phase);
+        let (app, priority, consumed, resources, phase) = (c.app, c.priority, c.consumed.clone(), c.resources, c.phase);
         self.drop_container(id);
         if let Some(a) = self.apps.get_mut(&app) {
-            let st = a.asks.entry(priority).or_insert_with(|| AskState {
-                ask: Ask::new(priority, resources, 0, phase),
-                outstanding: 0,
-            });
+            let st = a
+                .asks
+                .entry(priority)
+                .or_insert_with(|| AskState { ask: Ask::new(priority, resources, 0, phase), outstanding: 0 });
             st.ask.count = st.ask.count.max(st.outstanding + 1);
             st.outstanding += 1;
             for l in consumed {
                 match l {
-                    Locality::Node(n, k) => match st.ask.locality.iter_mut().find(|x| matches!(x, Locality::Node(m, _) if *m == n)) {
-                        Some(Locality::Node(_, c)) => *c += k,
-                        _ => st.ask.locality.push(Locality::Node(n, k)),
-                    },
-                    Locality::Rack(r, k) => match st.ask.locality.iter_mut().find(|x| matches!(x, Locality::Rack(q, _) if *q == r)) {
-                        Some(Locality::Rack(_, c)) => *c += k,
-                        _ => st.ask.locality.push(Locality::Rack(r, k)),
-                    },
+                    Locality::Node(n, k) => {
+                        match st.ask.locality.iter_mut().find(|x| matches!(x, Locality::Node(m, _) if *m == n)) {
+                            Some(Locality::Node(_, c)) => *c += k,
+                            _ => st.ask.locality.push(Locality::Node(n, k)),
+                        }
+                    }
+                    Locality::Rack(r, k) => {
+                        match st.ask.locality.iter_mut().find(|x| matches!(x, Locality::Rack(q, _) if *q == r)) {
+                            Some(Locality::Rack(_, c)) => *c += k,
+                            _ => st.ask.locality.push(Locality::Rack(r, k)),
+                        }
+                    }
                 }
             }
             a.pending += resources;
@@ -632,7 +638,9 @@ impl Cluster {
             .asks
             .get(&priority)
             .filter(|s| s.outstanding > 0)
-            .ok_or_else(|| CoreError::InvalidDecision(format!("{app} has no outstanding ask at {priority} to reserve for")))?
+            .ok_or_else(|| {
+                CoreError::InvalidDecision(format!("{app} has no outstanding ask at {priority} to reserve for"))
+            })?
             .ask
             .capability;
         let n = self.nodes.get_mut(&node).ok_or(CoreError::UnknownNode(node))?;

@@ -12,7 +12,10 @@ pub enum CoreError {
     UnknownContainer(ContainerId),
     /// A resource vector that is zero where it must not be, or larger than
     /// anything the cluster allows.
-    BadResource { what: String, why: String },
+    BadResource {
+        what: String,
+        why: String,
+    },
     /// Configuration: unknown key, bad value, unknown policy.
     Config(String),
     /// A decision a policy produced failed the core's own validation; this is

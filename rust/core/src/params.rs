@@ -151,10 +151,7 @@ impl Params {
     /// in key order. E.g. `family("queue.*.weight")` → `[("root.a", "2")]`.
     pub fn family(&self, pattern: &'static str) -> Vec<(String, String)> {
         let spec = ParamSpec::new(pattern, ParamKind::Str, "", "");
-        self.given
-            .iter()
-            .filter_map(|(k, v)| spec.matches(k).map(|star| (star, v.trim().to_string())))
-            .collect()
+        self.given.iter().filter_map(|(k, v)| spec.matches(k).map(|star| (star, v.trim().to_string()))).collect()
     }
 }
 

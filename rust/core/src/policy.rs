@@ -33,14 +33,24 @@ pub trait Policy: Send {
     /// A scheduling opportunity on `node`.
     fn on_node_heartbeat(&mut self, ctx: &mut Ctx<'_>, node: NodeId);
 
-    /// Every node with free resources gets an opportunity, while demand lasts.
+    /// Every node with free resources gets opportunities, pass after pass,
+    /// while demand lasts and the last pass placed something (a policy that
+    /// places one container per heartbeat, as FairScheduler does by default,
+    /// still fills the cluster in an event-driven run).
     fn on_schedule(&mut self, ctx: &mut Ctx<'_>) {
-        let nodes: Vec<NodeId> = ctx.cluster().nodes_with_space().collect();
-        for node in nodes {
-            if ctx.cluster().pending_containers() == 0 {
-                break;
+        loop {
+            let before = ctx.cluster().pending_containers();
+            let nodes: Vec<NodeId> = ctx.cluster().nodes_with_space().collect();
+            for node in nodes {
+                if ctx.cluster().pending_containers() == 0 {
+                    return;
+                }
+                self.on_node_heartbeat(ctx, node);
             }
-            self.on_node_heartbeat(ctx, node);
+            let after = ctx.cluster().pending_containers();
+            if after == 0 || after >= before {
+                return;
+            }
         }
     }
 

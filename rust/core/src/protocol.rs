@@ -149,21 +149,44 @@ pub enum PreemptMode {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     NodeAdded(NodeSpec),
-    NodeRemoved { node: NodeId },
-    NodeResourceUpdated { node: NodeId, capacity: Resources },
+    NodeRemoved {
+        node: NodeId,
+    },
+    NodeResourceUpdated {
+        node: NodeId,
+        capacity: Resources,
+    },
     /// YARN's `NODE_UPDATE`: a scheduling opportunity on this node.
-    NodeHeartbeat { node: NodeId },
+    NodeHeartbeat {
+        node: NodeId,
+    },
     AppAdded(AppSpec),
-    AppRemoved { app: AppId },
-    AsksUpdated { app: AppId, asks: Vec<Ask> },
+    AppRemoved {
+        app: AppId,
+    },
+    AsksUpdated {
+        app: AppId,
+        asks: Vec<Ask>,
+    },
     /// The driver confirms an allocation: the container was created.
-    ContainerStarted { container: ContainerId },
-    ContainerCompleted { container: ContainerId, outcome: Outcome },
+    ContainerStarted {
+        container: ContainerId,
+    },
+    ContainerCompleted {
+        container: ContainerId,
+        outcome: Outcome,
+    },
     /// A suspended container is running again, or a suspension took effect.
     /// (Sent only by drivers whose suspend/resume is asynchronous.)
-    ContainerProgress { container: ContainerId, progress: f64 },
+    ContainerProgress {
+        container: ContainerId,
+        progress: f64,
+    },
     /// The driver could not apply a decision: the core rolls it back.
-    Rejected { decision: Decision, reason: String },
+    Rejected {
+        decision: Decision,
+        reason: String,
+    },
     /// Event-driven drivers (the papers' simulators): offer every node with
     /// free resources to the policy now, as if each had heartbeated.
     ScheduleAll,
