@@ -2,5 +2,6 @@
 //! and policies as the YARN shim, trace readers and workload generators,
 //! metrics and reports, and the `sojourn` CLI behind them.
 
+pub mod engine;
 pub mod run;
 pub mod workload;

@@ -1,0 +1,727 @@
+//! The discrete-event simulator. It plays YARN's part around the same
+//! `sojourn_core::Core` the shim drives: NodeManagers that heartbeat, an
+//! ApplicationMaster per job that asks for its tasks phase by phase, tasks
+//! that run for their trace duration, and the decisions' effects (a killed
+//! task re-runs from scratch; a suspended one keeps its remaining work and
+//! resumes on the same node).
+//!
+//! Events are totally ordered by (time, class, sequence): at one instant,
+//! task completions are delivered before arrivals and before heartbeats, as
+//! a NodeManager heartbeat reports finished containers before the scheduler
+//! places new ones. With `heartbeat_ms > 0` a node's completions reach the
+//! scheduler at its next heartbeat (YARN's NODE_UPDATE); with 0 the run is
+//! event-driven, as in the papers' simulators: every change offers all free
+//! nodes to the policy at once (`Event::ScheduleAll`).
+
+use crate::run::{JobRecord, RunResult, UtilSample};
+use crate::workload::{ClusterSpec, JobSpec, JobStream, WorkloadError};
+use sojourn_core::{
+    AppId, AppSpec, Ask, ContainerId, Core, CoreConfig, CoreError, Decision, Event, Locality, NodeId, NodeSpec,
+    Outcome, PreemptMode, Priority, Resources, Time,
+};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, VecDeque};
+use std::fmt;
+
+/// How a run is set up, beside the policy.
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    pub policy: String,
+    /// Policy parameters, without the `yarn.scheduler.sojourn.<policy>.` prefix.
+    pub params: BTreeMap<String, String>,
+    pub seed: u64,
+    /// NodeManager heartbeat interval (YARN: 1000 ms); 0 = event-driven.
+    pub heartbeat_ms: u64,
+    /// Ask for an ApplicationMaster container of this size before a job's
+    /// tasks, as YARN does; `None` runs tasks without an AM (the papers).
+    pub am_container: Option<Resources>,
+    /// Time from AM container start to its first task request (ms).
+    pub am_startup_ms: u64,
+    /// Hand each ask its mean task duration as an estimate.
+    pub estimates: bool,
+    /// Network delay handed to distributed-scheduler emulations (ms).
+    pub network_delay_ms: u64,
+    /// Node failures: (at, node index, recover after ms or never).
+    pub failures: Vec<NodeFailure>,
+    /// Utilization and fairness sampling period (ms).
+    pub sample_ms: u64,
+    /// Stop at this simulated time (jobs not finished are counted unfinished).
+    pub until: Option<Time>,
+    /// Check the mirror's invariants after every event (slow; for tests).
+    pub check_invariants: bool,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            policy: "fifo".into(),
+            params: BTreeMap::new(),
+            seed: 1,
+            heartbeat_ms: 1000,
+            am_container: None,
+            am_startup_ms: 0,
+            estimates: true,
+            network_delay_ms: 0,
+            failures: Vec::new(),
+            sample_ms: 60_000,
+            until: None,
+            check_invariants: false,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeFailure {
+    pub at: Time,
+    pub node: usize,
+    pub recover_after_ms: Option<u64>,
+}
+
+#[derive(Debug)]
+pub enum SimError {
+    Workload(WorkloadError),
+    Core(CoreError),
+    Config(String),
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::Workload(e) => write!(f, "{e}"),
+            SimError::Core(e) => write!(f, "{e}"),
+            SimError::Config(m) => write!(f, "{m}"),
+        }
+    }
+}
+impl std::error::Error for SimError {}
+impl From<WorkloadError> for SimError {
+    fn from(e: WorkloadError) -> Self {
+        SimError::Workload(e)
+    }
+}
+impl From<CoreError> for SimError {
+    fn from(e: CoreError) -> Self {
+        SimError::Core(e)
+    }
+}
+
+/// Same-time events run in this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    /// A task's container finished (or its completion reached the RM).
+    TaskDone {
+        container: ContainerId,
+        generation: u32,
+    },
+    NodeFail {
+        node: usize,
+    },
+    NodeRecover {
+        node: usize,
+    },
+    /// The next job of the stream arrives.
+    Arrival,
+    /// An AM has started and asks for its first phase.
+    AmReady {
+        job: usize,
+    },
+    Heartbeat {
+        node: usize,
+    },
+    Sample,
+}
+
+/// A task waiting to run or re-run: its group index and duration left.
+#[derive(Clone, Copy, Debug)]
+struct Task {
+    index: u32,
+    remaining_ms: u64,
+}
+
+struct Job {
+    spec: JobSpec,
+    app: AppId,
+    group: usize,
+    /// Tasks of the current group not yet placed (re-runs at the front).
+    waiting: VecDeque<Task>,
+    /// Tasks of the current group not yet finished.
+    unfinished: u32,
+    am: Option<ContainerId>,
+    needs_am: bool,
+}
+
+/// What a container is doing.
+#[derive(Clone, Copy, Debug)]
+enum Work {
+    Am { job: usize },
+    Task { job: usize, task: Task, started: Time, finish_at: Time, generation: u32, suspended: bool },
+}
+
+struct Sim<'a> {
+    cfg: &'a SimConfig,
+    core: Core,
+    queue: BinaryHeap<Reverse<(Time, Ev, u64)>>,
+    seq: u64,
+    now: Time,
+    stream: JobStream,
+    lookahead: Option<JobSpec>,
+    jobs: Vec<Option<Job>>,
+    containers: HashMap<ContainerId, (NodeId, Work)>, // looked up, never iterated
+    node_ids: Vec<NodeId>,
+    node_shapes: ClusterSpec,
+    node_by_name: BTreeMap<String, NodeId>,
+    node_up: Vec<bool>,
+    hb_active: Vec<bool>,
+    hb_offset: Vec<u64>,
+    next_generation: u32,
+    dirty: bool,
+    result: RunResult,
+    open_jobs: usize,
+    last_submit: Time,
+    queues_seen: BTreeSet<String>,
+    core_ns: u128,
+    progress: Option<&'a mut dyn FnMut(usize)>,
+}
+
+/// Runs `jobs` on `cluster` under `cfg`. `progress` is told the number of
+/// finished jobs now and then.
+pub fn simulate<'a>(
+    cluster: &ClusterSpec,
+    jobs: JobStream,
+    workload_name: &str,
+    cfg: &'a SimConfig,
+    progress: Option<&'a mut dyn FnMut(usize)>,
+) -> Result<RunResult, SimError> {
+    if cluster.nodes.is_empty() {
+        return Err(SimError::Config("the cluster has no nodes".into()));
+    }
+    for f in &cfg.failures {
+        if f.node >= cluster.nodes.len() {
+            return Err(SimError::Config(format!(
+                "node failure names node {} but the cluster has {} nodes",
+                f.node,
+                cluster.nodes.len()
+            )));
+        }
+    }
+    let policy = sojourn_policies::build(&cfg.policy, &cfg.params)?;
+    let core =
+        Core::new(policy, CoreConfig { seed: cfg.seed, max_allocation: None, network_delay_ms: cfg.network_delay_ms });
+    let n = cluster.nodes.len();
+    let mut sim = Sim {
+        cfg,
+        core,
+        queue: BinaryHeap::new(),
+        seq: 0,
+        now: Time::ZERO,
+        stream: jobs,
+        lookahead: None,
+        jobs: Vec::new(),
+        containers: HashMap::new(),
+        node_ids: (0..n as u32).map(NodeId).collect(),
+        node_shapes: cluster.clone(),
+        node_by_name: cluster.nodes.iter().enumerate().map(|(i, s)| (s.name.clone(), NodeId(i as u32))).collect(),
+        node_up: vec![true; n],
+        hb_active: vec![false; n],
+        hb_offset: (0..n as u64)
+            .map(|i| if cfg.heartbeat_ms == 0 { 0 } else { i * cfg.heartbeat_ms / n as u64 })
+            .collect(),
+        next_generation: 0,
+        dirty: false,
+        result: RunResult {
+            policy: cfg.policy.clone(),
+            workload: workload_name.to_string(),
+            seed: cfg.seed,
+            nodes: n,
+            ..RunResult::default()
+        },
+        open_jobs: 0,
+        last_submit: Time::ZERO,
+        queues_seen: BTreeSet::new(),
+        core_ns: 0,
+        progress,
+    };
+    let started = std::time::Instant::now();
+    sim.run()?;
+    sim.result.wall_ms = started.elapsed().as_secs_f64() * 1000.0;
+    sim.result.core_ms = sim.core_ns as f64 / 1e6;
+    sim.result.core_events = sim.core.stats().events;
+    Ok(sim.result)
+}
+
+impl<'a> Sim<'a> {
+    fn push(&mut self, at: Time, ev: Ev) {
+        self.seq += 1;
+        self.queue.push(Reverse((at, ev, self.seq)));
+    }
+
+    fn core(&mut self, event: Event) -> Result<(), SimError> {
+        let t = std::time::Instant::now();
+        let r = self.core.handle(self.now, event);
+        self.core_ns += t.elapsed().as_nanos();
+        r?;
+        if self.cfg.check_invariants {
+            self.core.cluster().check_invariants()?;
+        }
+        self.apply_decisions()
+    }
+
+    fn run(&mut self) -> Result<(), SimError> {
+        for (i, shape) in self.node_shapes.nodes.clone().into_iter().enumerate() {
+            self.add_node(i, shape)?;
+        }
+        for f in self.cfg.failures.clone() {
+            self.push(f.at, Ev::NodeFail { node: f.node });
+            if let Some(after) = f.recover_after_ms {
+                self.push(f.at.plus(after), Ev::NodeRecover { node: f.node });
+            }
+        }
+        self.pull_next_job()?;
+        self.push(Time::ZERO, Ev::Sample);
+        loop {
+            let next_event = self.queue.peek().map(|Reverse((t, _, _))| *t);
+            let next_timer = self.core.poll_timeout();
+            let next = match (next_event, next_timer) {
+                (None, None) => break,
+                (Some(a), Some(b)) => a.min(b),
+                (Some(a), None) => a,
+                (None, Some(b)) => b,
+            };
+            if self.open_jobs == 0 && self.lookahead.is_none() {
+                break; // every job is done: only periodic wake-ups are left
+            }
+            if self.cfg.until.is_some_and(|u| next > u) {
+                break;
+            }
+            self.now = next;
+            if next_timer == Some(next) {
+                let t = std::time::Instant::now();
+                self.core.handle_timeout(self.now);
+                self.core_ns += t.elapsed().as_nanos();
+                self.apply_decisions()?;
+            }
+            while let Some(Reverse((t, ev, _))) = self.queue.peek().copied() {
+                if t != self.now {
+                    break;
+                }
+                self.queue.pop();
+                self.handle(ev)?;
+            }
+            if self.cfg.heartbeat_ms == 0 && self.dirty {
+                self.dirty = false;
+                self.core(Event::ScheduleAll)?;
+            }
+            self.wake_heartbeats();
+        }
+        self.result.unfinished = self.open_jobs as u64 + self.lookahead.take().map_or(0, |_| 1);
+        for j in self.stream.by_ref() {
+            j?;
+            self.result.unfinished += 1;
+        }
+        Ok(())
+    }
+
+    fn add_node(&mut self, i: usize, shape: crate::workload::NodeShape) -> Result<(), SimError> {
+        self.core(Event::NodeAdded(NodeSpec {
+            node: self.node_ids[i],
+            name: shape.name,
+            rack: shape.rack,
+            labels: shape.labels,
+            capacity: shape.capacity,
+        }))
+    }
+
+    fn handle(&mut self, ev: Ev) -> Result<(), SimError> {
+        match ev {
+            Ev::Arrival => self.arrive()?,
+            Ev::AmReady { job } => self.start_next_group(job)?,
+            Ev::TaskDone { container, generation } => self.task_done(container, generation)?,
+            Ev::Heartbeat { node } => {
+                self.hb_active[node] = false;
+                if self.node_up[node] && self.core.cluster().pending_containers() > 0 {
+                    self.core(Event::NodeHeartbeat { node: self.node_ids[node] })?;
+                }
+            }
+            Ev::Sample => self.sample(),
+            Ev::NodeFail { node } => self.fail_node(node)?,
+            Ev::NodeRecover { node } => {
+                if !self.node_up[node] {
+                    self.node_up[node] = true;
+                    let shape = self.node_shapes.nodes[node].clone();
+                    self.add_node(node, shape)?;
+                    self.dirty = true;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// In heartbeat mode, nodes heartbeat on their grid while any demand waits.
+    fn wake_heartbeats(&mut self) {
+        if self.cfg.heartbeat_ms == 0 || self.core.cluster().pending_containers() == 0 {
+            return;
+        }
+        for i in 0..self.hb_active.len() {
+            if !self.hb_active[i] && self.node_up[i] {
+                self.hb_active[i] = true;
+                let at = self.next_grid(i, self.now.plus(1));
+                self.push(at, Ev::Heartbeat { node: i });
+            }
+        }
+    }
+
+    /// The first heartbeat of node `i` at or after `t`.
+    fn next_grid(&self, i: usize, t: Time) -> Time {
+        let hb = self.cfg.heartbeat_ms;
+        if hb == 0 {
+            return t;
+        }
+        let off = self.hb_offset[i];
+        if t.0 <= off {
+            return Time(off);
+        }
+        let k = (t.0 - off).div_ceil(hb);
+        Time(off + k * hb)
+    }
+
+    fn pull_next_job(&mut self) -> Result<(), SimError> {
+        match self.stream.next() {
+            Some(j) => {
+                let j = j?;
+                if j.submit < self.last_submit {
+                    return Err(SimError::Workload(WorkloadError::new(
+                        &self.result.workload,
+                        0,
+                        format!(
+                            "job {} is submitted at {} before the previous job ({})",
+                            j.id, j.submit, self.last_submit
+                        ),
+                    )));
+                }
+                self.last_submit = j.submit;
+                self.push(j.submit, Ev::Arrival);
+                self.lookahead = Some(j);
+            }
+            None => self.lookahead = None,
+        }
+        Ok(())
+    }
+
+    fn arrive(&mut self) -> Result<(), SimError> {
+        let Some(spec) = self.lookahead.take() else { return Ok(()) };
+        self.pull_next_job()?;
+        let idx = self.jobs.len();
+        let app = AppId(idx as u32);
+        self.queues_seen.insert(spec.queue.clone());
+        self.core(Event::AppAdded(AppSpec {
+            app,
+            name: spec.name.clone(),
+            queue: spec.queue.clone(),
+            user: spec.user.clone(),
+            priority: spec.priority,
+            deadline: spec.deadline,
+            value: spec.value,
+        }))?;
+        self.open_jobs += 1;
+        let needs_am = self.cfg.am_container.is_some();
+        self.jobs.push(Some(Job { spec, app, group: 0, waiting: VecDeque::new(), unfinished: 0, am: None, needs_am }));
+        self.dirty = true;
+        match self.cfg.am_container {
+            Some(am) => self
+                .core(Event::AsksUpdated { app, asks: vec![Ask::new(Priority::AM, am, 1, sojourn_core::Phase::Am)] }),
+            None => self.start_group(idx, 0),
+        }
+    }
+
+    fn start_next_group(&mut self, job: usize) -> Result<(), SimError> {
+        let g = self.jobs[job].as_ref().map_or(0, |j| j.group);
+        self.start_group(job, g)
+    }
+
+    /// Asks for every task of group `g` of `job`, or finishes the job.
+    fn start_group(&mut self, job: usize, g: usize) -> Result<(), SimError> {
+        let Some(j) = self.jobs[job].as_mut() else { return Ok(()) };
+        // Skip empty groups.
+        let mut g = g;
+        while g < j.spec.groups.len() && j.spec.groups[g].durations_ms.is_empty() {
+            g += 1;
+        }
+        j.group = g;
+        if g >= j.spec.groups.len() {
+            return self.finish_job(job);
+        }
+        let grp = &j.spec.groups[g];
+        j.waiting = grp
+            .durations_ms
+            .iter()
+            .enumerate()
+            .map(|(i, d)| Task { index: i as u32, remaining_ms: (*d).max(1) })
+            .collect();
+        j.unfinished = grp.durations_ms.len() as u32;
+        self.send_ask(job)
+    }
+
+    /// Tells the core how many tasks of the job's current group wait.
+    fn send_ask(&mut self, job: usize) -> Result<(), SimError> {
+        let Some(j) = self.jobs[job].as_ref() else { return Ok(()) };
+        let grp = &j.spec.groups[j.group];
+        let mut ask = Ask::new(grp.priority, grp.resources, j.waiting.len() as u32, grp.phase);
+        if self.cfg.estimates {
+            let n = grp.durations_ms.len().max(1) as u64;
+            ask.est_task_ms = Some(grp.durations_ms.iter().sum::<u64>() / n);
+        }
+        if !grp.hosts.is_empty() {
+            let mut per_node: BTreeMap<NodeId, u32> = BTreeMap::new();
+            for t in &j.waiting {
+                if let Some(Some(h)) = grp.hosts.get(t.index as usize) {
+                    if let Some(n) = self.node_by_name.get(h) {
+                        *per_node.entry(*n).or_insert(0) += 1;
+                    }
+                }
+            }
+            ask.locality = per_node.into_iter().map(|(n, c)| Locality::Node(n, c)).collect();
+        }
+        let app = j.app;
+        self.dirty = true;
+        self.core(Event::AsksUpdated { app, asks: vec![ask] })
+    }
+
+    fn finish_job(&mut self, job: usize) -> Result<(), SimError> {
+        let Some(j) = self.jobs[job].take() else { return Ok(()) };
+        if let Some(am) = j.am {
+            self.containers.remove(&am);
+            self.core(Event::ContainerCompleted { container: am, outcome: Outcome::Released })?;
+        }
+        self.core(Event::AppRemoved { app: j.app })?;
+        self.open_jobs -= 1;
+        self.dirty = true;
+        let s = &j.spec;
+        self.result.jobs.push(JobRecord {
+            id: s.id,
+            name: s.name.clone(),
+            queue: s.queue.clone(),
+            user: s.user.clone(),
+            submit: s.submit,
+            finish: self.now,
+            tasks: s.task_count() as u32,
+            work_ms: s.work_ms(),
+            ideal_ms: s.ideal_ms(),
+            mean_task_ms: s.mean_task_ms(),
+        });
+        self.result.makespan = self.now;
+        let done = self.result.jobs.len();
+        if done % 256 == 0 {
+            if let Some(p) = self.progress.as_mut() {
+                p(done);
+            }
+        }
+        Ok(())
+    }
+
+    fn apply_decisions(&mut self) -> Result<(), SimError> {
+        while let Some(d) = self.core.poll_decision() {
+            match d {
+                Decision::Allocate { container, app, priority, node, .. } => {
+                    self.start(container, app, priority, node)?
+                }
+                Decision::Preempt { container, mode: PreemptMode::Kill } => self.kill(container)?,
+                Decision::Preempt { container, mode: PreemptMode::Suspend } => self.suspend(container),
+                Decision::Resume { container } => self.resume(container),
+                Decision::Reserve { .. } | Decision::Unreserve { .. } => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn start(&mut self, container: ContainerId, app: AppId, priority: Priority, node: NodeId) -> Result<(), SimError> {
+        let job = app.0 as usize;
+        let Some(j) = self.jobs.get_mut(job).and_then(|j| j.as_mut()) else {
+            return self.core(Event::Rejected {
+                decision: Decision::Allocate { container, app, priority, node, resources: Resources::ZERO },
+                reason: "application finished".into(),
+            });
+        };
+        if priority == Priority::AM && j.needs_am {
+            j.needs_am = false;
+            j.am = Some(container);
+            self.containers.insert(container, (node, Work::Am { job }));
+            self.push(self.now.plus(self.cfg.am_startup_ms), Ev::AmReady { job });
+            return Ok(());
+        }
+        let Some(task) = j.waiting.pop_front() else {
+            // More containers than waiting tasks: give it back, as an AM does.
+            return self.core(Event::ContainerCompleted { container, outcome: Outcome::Released });
+        };
+        let generation = self.bump_generation();
+        let finish_at = self.now.plus(task.remaining_ms);
+        self.containers.insert(
+            container,
+            (node, Work::Task { job, task, started: self.now, finish_at, generation, suspended: false }),
+        );
+        let report = self.next_grid(node.0 as usize, finish_at);
+        self.push(report, Ev::TaskDone { container, generation });
+        self.result.task_events += 1;
+        Ok(())
+    }
+
+    fn bump_generation(&mut self) -> u32 {
+        self.next_generation = self.next_generation.wrapping_add(1);
+        self.next_generation
+    }
+
+    fn task_done(&mut self, container: ContainerId, generation: u32) -> Result<(), SimError> {
+        let job = match self.containers.get(&container) {
+            Some((_, Work::Task { job, generation: g, suspended: false, .. })) if *g == generation => *job,
+            _ => return Ok(()), // killed, suspended or lost since
+        };
+        self.containers.remove(&container);
+        self.result.task_events += 1;
+        self.dirty = true;
+        self.core(Event::ContainerCompleted { container, outcome: Outcome::Finished })?;
+        let Some(j) = self.jobs[job].as_mut() else { return Ok(()) };
+        j.unfinished -= 1;
+        if j.unfinished == 0 {
+            let g = j.group + 1;
+            return self.start_group(job, g);
+        }
+        Ok(())
+    }
+
+    /// A killed task loses its work and waits to run again from scratch.
+    fn kill(&mut self, container: ContainerId) -> Result<(), SimError> {
+        self.result.preemptions_kill += 1;
+        let work = self.containers.remove(&container);
+        self.core(Event::ContainerCompleted { container, outcome: Outcome::Preempted })?;
+        if let Some((_, w)) = work {
+            self.requeue(w)?;
+        }
+        Ok(())
+    }
+
+    /// Puts the work of a killed or lost container back in its job's queue.
+    fn requeue(&mut self, work: Work) -> Result<(), SimError> {
+        match work {
+            Work::Task { job, task, started, finish_at, suspended, .. } => {
+                let Some(j) = self.jobs[job].as_mut() else { return Ok(()) };
+                let full = j.spec.groups[j.group].durations_ms.get(task.index as usize).copied().unwrap_or(1).max(1);
+                let done_ms = if suspended {
+                    full.saturating_sub(task.remaining_ms)
+                } else {
+                    full.saturating_sub(finish_at.since(self.now))
+                };
+                let _ = started;
+                self.result.lost_work_ms += done_ms;
+                j.waiting.push_front(Task { index: task.index, remaining_ms: full });
+                self.send_ask(job)
+            }
+            Work::Am { job } => {
+                // The AM is asked for again; finished tasks are kept (MapReduce
+                // AM recovery), running ones keep running.
+                let Some(j) = self.jobs[job].as_mut() else { return Ok(()) };
+                j.am = None;
+                j.needs_am = true;
+                let (app, am) = (j.app, self.cfg.am_container.unwrap_or(Resources::new(1024, 1)));
+                self.core(Event::AsksUpdated {
+                    app,
+                    asks: vec![Ask::new(Priority::AM, am, 1, sojourn_core::Phase::Am)],
+                })
+            }
+        }
+    }
+
+    fn suspend(&mut self, container: ContainerId) {
+        self.result.preemptions_suspend += 1;
+        if let Some((_, Work::Task { task, finish_at, suspended, .. })) = self.containers.get_mut(&container) {
+            if !*suspended {
+                task.remaining_ms = finish_at.since(self.now).max(1);
+                *suspended = true;
+            }
+        }
+    }
+
+    fn resume(&mut self, container: ContainerId) {
+        let generation = self.bump_generation();
+        let now = self.now;
+        let Some((node, Work::Task { task, finish_at, generation: g, suspended, .. })) =
+            self.containers.get_mut(&container)
+        else {
+            return;
+        };
+        if !*suspended {
+            return;
+        }
+        *suspended = false;
+        *finish_at = now.plus(task.remaining_ms);
+        *g = generation;
+        let (node, at) = (node.0 as usize, *finish_at);
+        let report = self.next_grid(node, at);
+        self.push(report, Ev::TaskDone { container, generation });
+    }
+
+    fn fail_node(&mut self, node: usize) -> Result<(), SimError> {
+        if !self.node_up[node] {
+            return Ok(());
+        }
+        self.node_up[node] = false;
+        let id = self.node_ids[node];
+        let lost: Vec<ContainerId> =
+            self.core.cluster().node(id).map(|n| n.containers.iter().copied().collect()).unwrap_or_default();
+        self.core(Event::NodeRemoved { node: id })?;
+        for c in lost {
+            if let Some((_, w)) = self.containers.remove(&c) {
+                self.requeue(w)?;
+            }
+        }
+        self.dirty = true;
+        Ok(())
+    }
+
+    fn sample(&mut self) {
+        let cl = self.core.cluster();
+        let total = cl.total();
+        let used = cl.allocated();
+        let frac = |u: f64, t: f64| if t > 0.0 { u / t } else { 0.0 };
+        self.result.utilization.push(UtilSample {
+            t: self.now,
+            memory: frac(used.memory_mb as f64, total.memory_mb as f64),
+            vcores: frac(used.vcores as f64, total.vcores as f64),
+            running_jobs: self.open_jobs as u32,
+            pending_containers: cl.pending_containers(),
+        });
+        // Fairness: Jain's index over the dominant shares of active queues,
+        // or of active jobs when the workload has a single queue.
+        let by_queue = self.queues_seen.len() > 1;
+        let mut shares: BTreeMap<&str, Resources> = BTreeMap::new();
+        let mut job_shares = Vec::new();
+        for a in cl.apps() {
+            if a.allocated.is_zero() && a.pending_containers == 0 {
+                continue;
+            }
+            if by_queue {
+                let e = shares.entry(a.queue()).or_insert(Resources::ZERO);
+                *e += a.allocated;
+            } else {
+                job_shares.push(a.allocated.dominant_share(&total));
+            }
+        }
+        let xs: Vec<f64> =
+            if by_queue { shares.values().map(|r| r.dominant_share(&total)).collect() } else { job_shares };
+        if xs.len() > 1 {
+            self.result.fairness.push(jain(&xs));
+        }
+        if self.open_jobs > 0 || self.lookahead.is_some() {
+            self.push(self.now.plus(self.cfg.sample_ms.max(1)), Ev::Sample);
+        }
+    }
+}
+
+/// Jain's fairness index: (Σx)² / (n Σx²); 1 when all are equal.
+pub fn jain(xs: &[f64]) -> f64 {
+    let s: f64 = xs.iter().sum();
+    let s2: f64 = xs.iter().map(|x| x * x).sum();
+    if s2 == 0.0 {
+        1.0
+    } else {
+        s * s / (xs.len() as f64 * s2)
+    }
+}
