@@ -11,6 +11,18 @@ use crate::resources::Resources;
 use crate::time::Time;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// Why an allocation cannot be made (see [`Cluster::can_allocate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    UnknownApp,
+    UnknownNode,
+    NoAsk,
+    DoesNotFit,
+    Reserved,
+    Partition,
+    Locality,
+}
+
 /// Index of a rack in [`Cluster::racks`].
 pub type RackId = u32;
 
@@ -197,34 +209,43 @@ impl Cluster {
     }
 
     /// Whether `app`'s ask at `priority` could be placed on `node` right now
-    /// (outstanding, fits, label and strict locality respected).
-    pub fn can_allocate(&self, app: AppId, priority: Priority, node: NodeId) -> Result<()> {
-        let a = self.apps.get(&app).ok_or(CoreError::UnknownApp(app))?;
-        let n = self.nodes.get(&node).ok_or(CoreError::UnknownNode(node))?;
-        let ask = a
-            .asks
-            .get(&priority)
-            .filter(|s| s.outstanding > 0)
-            .ok_or_else(|| CoreError::InvalidDecision(format!("{app} has no outstanding ask at {priority}")))?;
+    /// (outstanding, fits, label and strict locality respected). Cheap: the
+    /// refusal is a plain value, formatted only when it becomes an error.
+    pub fn can_allocate(&self, app: AppId, priority: Priority, node: NodeId) -> std::result::Result<(), Refusal> {
+        let a = self.apps.get(&app).ok_or(Refusal::UnknownApp)?;
+        let n = self.nodes.get(&node).ok_or(Refusal::UnknownNode)?;
+        let ask = a.asks.get(&priority).filter(|s| s.outstanding > 0).ok_or(Refusal::NoAsk)?;
         if !ask.ask.capability.fits_in(&n.available()) {
-            return Err(CoreError::InvalidDecision(format!(
-                "{} for {app} does not fit on {node} (available {})",
-                ask.ask.capability,
-                n.available()
-            )));
+            return Err(Refusal::DoesNotFit);
         }
         if let Some((holder, _, _)) = n.reservation {
             if holder != app {
-                return Err(CoreError::InvalidDecision(format!("{node} is reserved for {holder}")));
+                return Err(Refusal::Reserved);
             }
         }
         if !n.has_label(ask.ask.label.as_deref()) {
-            return Err(CoreError::InvalidDecision(format!("{node} is not in partition {:?}", ask.ask.label)));
+            return Err(Refusal::Partition);
         }
         if !ask.ask.relax_locality && !ask.ask.locality.is_empty() && self.locality_level(&ask.ask, n) == 2 {
-            return Err(CoreError::InvalidDecision(format!("{app} at {priority} is strict about locality")));
+            return Err(Refusal::Locality);
         }
         Ok(())
+    }
+
+    /// The error a refused allocation reports, naming its inputs.
+    pub fn refusal_error(&self, r: Refusal, app: AppId, priority: Priority, node: NodeId) -> CoreError {
+        match r {
+            Refusal::UnknownApp => CoreError::UnknownApp(app),
+            Refusal::UnknownNode => CoreError::UnknownNode(node),
+            Refusal::NoAsk => CoreError::InvalidDecision(format!("{app} has no outstanding ask at {priority}")),
+            Refusal::DoesNotFit => CoreError::InvalidDecision(format!(
+                "the ask of {app} at {priority} does not fit on {node} (available {})",
+                self.nodes.get(&node).map(|n| n.available()).unwrap_or_default()
+            )),
+            Refusal::Reserved => CoreError::InvalidDecision(format!("{node} is reserved for another application")),
+            Refusal::Partition => CoreError::InvalidDecision(format!("{node} is not in the partition {app} asks for")),
+            Refusal::Locality => CoreError::InvalidDecision(format!("{app} at {priority} is strict about locality")),
+        }
     }
 
     /// 0 node-local, 1 rack-local, 2 off-switch, for an ask with preferences;
@@ -382,8 +403,14 @@ impl Cluster {
     // ---- the core's own decisions (assumed until confirmed) ---------------
 
     /// Places one container of `app`'s ask at `priority` on `node`.
-    pub fn allocate(&mut self, app: AppId, priority: Priority, node: NodeId, now: Time) -> Result<Container> {
-        self.can_allocate(app, priority, node)?;
+    pub fn allocate(
+        &mut self,
+        app: AppId,
+        priority: Priority,
+        node: NodeId,
+        now: Time,
+    ) -> Result<(ContainerId, Resources)> {
+        self.can_allocate(app, priority, node).map_err(|r| self.refusal_error(r, app, priority, node))?;
         let rack = self.nodes[&node].rack;
         let rack_name = self.rack_name(rack).to_string();
         let a = self.apps.get_mut(&app).ok_or(CoreError::UnknownApp(app))?;
@@ -443,9 +470,9 @@ impl Cluster {
             progress: None,
             consumed,
         };
-        self.containers.insert(id, c.clone());
+        self.containers.insert(id, c);
         self.refresh_space(node);
-        Ok(c)
+        Ok((id, resources))
     }
 
     /// Undoes an allocation the driver rejected: the container disappears and

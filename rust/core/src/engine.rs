@@ -15,19 +15,13 @@ use crate::time::Time;
 use std::collections::{BTreeSet, VecDeque};
 
 /// Settings of the core itself, shared by every policy.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct CoreConfig {
     pub seed: u64,
     /// Largest container an app may ask for (YARN's maximum-allocation).
     pub max_allocation: Option<Resources>,
     /// Network delay for distributed-scheduler emulations (ms).
     pub network_delay_ms: u64,
-}
-
-impl Default for CoreConfig {
-    fn default() -> Self {
-        CoreConfig { seed: 0, max_allocation: None, network_delay_ms: 0 }
-    }
 }
 
 /// Counters a host can report (decisions by kind, rejections).

@@ -16,7 +16,7 @@ pub mod resources;
 pub mod rng;
 pub mod time;
 
-pub use cluster::{App, AskState, Cluster, Container, ContainerState, Node, RackId};
+pub use cluster::{App, AskState, Cluster, Container, ContainerState, Node, RackId, Refusal};
 pub use engine::{Core, CoreConfig, CoreStats};
 pub use error::{CoreError, Result};
 pub use ids::{AppId, ContainerId, NodeId, Priority, TimerToken};

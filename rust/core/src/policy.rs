@@ -95,9 +95,9 @@ impl<'a> Ctx<'a> {
     /// Places one container of `app`'s ask at `priority` on `node`, after
     /// checking that the ask is outstanding and fits.
     pub fn allocate(&mut self, app: AppId, priority: Priority, node: NodeId) -> Result<ContainerId> {
-        let c = self.cluster.allocate(app, priority, node, self.now)?;
-        self.out.push_back(Decision::Allocate { container: c.id, app, priority, node, resources: c.resources });
-        Ok(c.id)
+        let (container, resources) = self.cluster.allocate(app, priority, node, self.now)?;
+        self.out.push_back(Decision::Allocate { container, app, priority, node, resources });
+        Ok(container)
     }
 
     /// Holds `node` for `app`'s ask at `priority` (YARN's reservation of a

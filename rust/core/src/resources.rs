@@ -114,21 +114,15 @@ impl Resources {
     /// How many copies of `unit` fit into `self` (0 for a zero `unit`
     /// component that `self` cannot hold; unbounded components are skipped).
     pub fn count_fitting(&self, unit: &Resources) -> u64 {
-        let mut n = u64::MAX;
-        if unit.memory_mb > 0 {
-            n = n.min(self.memory_mb / unit.memory_mb);
-        }
-        if unit.vcores > 0 {
-            n = n.min((self.vcores / unit.vcores) as u64);
-        }
-        if unit.gpus > 0 {
-            n = n.min((self.gpus / unit.gpus) as u64);
-        }
-        if n == u64::MAX {
-            0
-        } else {
-            n
-        }
+        [
+            self.memory_mb.checked_div(unit.memory_mb),
+            (self.vcores as u64).checked_div(unit.vcores as u64),
+            (self.gpus as u64).checked_div(unit.gpus as u64),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(0)
     }
 }
 
