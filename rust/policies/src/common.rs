@@ -62,6 +62,12 @@ impl<K: Ord + Copy> DemandIndex<K> {
         self.ordered.iter().map(|(_, a)| *a).collect()
     }
 
+    /// Apps with demand in order, without copying (the index itself must not
+    /// change while this borrow lives; call `refresh` afterwards).
+    pub fn iter(&self) -> impl Iterator<Item = AppId> + '_ {
+        self.ordered.iter().map(|(_, a)| *a)
+    }
+
     /// The first app in order.
     pub fn first(&self) -> Option<AppId> {
         self.ordered.first().map(|(_, a)| *a)

@@ -42,12 +42,44 @@ impl Policy for Fifo {
     }
 
     fn on_node_heartbeat(&mut self, ctx: &mut Ctx<'_>, node: NodeId) {
-        for app in self.demand.in_order() {
-            crate::common::fill_node_with_app(ctx, app, node);
-            self.demand.refresh(ctx.cluster(), app);
+        let mut served = Vec::new();
+        for app in self.demand.iter() {
+            if crate::common::fill_node_with_app(ctx, app, node) > 0 {
+                served.push(app);
+            }
             if !crate::common::node_has_room(ctx.cluster(), node) {
                 break;
             }
+        }
+        for app in served {
+            self.demand.refresh(ctx.cluster(), app);
+        }
+    }
+
+    /// Event-driven pass: apps in order, each placed on the free nodes in
+    /// node order, the same placements repeated heartbeats would give with
+    /// every node heartbeating at once, without offering every free node to
+    /// every waiting app.
+    fn on_schedule(&mut self, ctx: &mut Ctx<'_>) {
+        let mut served = Vec::new();
+        for app in self.demand.iter() {
+            let mut placed = 0;
+            let nodes: Vec<NodeId> = ctx.cluster().nodes_with_space().collect();
+            if nodes.is_empty() {
+                break;
+            }
+            for node in nodes {
+                placed += crate::common::fill_node_with_app(ctx, app, node);
+                if ctx.cluster().app(app).is_none_or(|a| a.pending_containers == 0) {
+                    break;
+                }
+            }
+            if placed > 0 {
+                served.push(app);
+            }
+        }
+        for app in served {
+            self.demand.refresh(ctx.cluster(), app);
         }
     }
 }

@@ -2,7 +2,9 @@
 //! one by name from validated parameters ([`build`]) and lists them with
 //! their parameter schemas ([`catalog`]).
 
+pub mod capacity;
 pub mod common;
+pub mod fair;
 pub mod fifo;
 
 use sojourn_core::{CoreError, ParamSpec, Params, Policy, Result};
@@ -18,11 +20,24 @@ pub struct PolicyInfo {
 
 /// Every implemented policy, in the order reports show them.
 pub fn catalog() -> Vec<PolicyInfo> {
-    vec![PolicyInfo {
+    vec![
+    PolicyInfo {
         name: "fifo",
         doc: "YARN's FifoScheduler: apps by priority then submission, fill the heartbeating node",
         params: fifo::PARAMS,
         build: |_| Ok(Box::new(fifo::Fifo::new())),
+    },
+    PolicyInfo {
+        name: "fair",
+        doc: "YARN's FairScheduler: hierarchical weighted fair shares (fair/drf), min/max shares, reservations, optional preemption",
+        params: fair::PARAMS,
+        build: fair::build,
+    },
+    PolicyInfo {
+        name: "capacity",
+        doc: "YARN's CapacityScheduler: queue tree with elastic capacities, user limits, locality delay, optional proportional preemption",
+        params: capacity::PARAMS,
+        build: capacity::build,
     }]
 }
 

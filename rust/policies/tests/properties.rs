@@ -139,7 +139,11 @@ fn check_policy(name: &str, nodes: &[(u8, u8)], ops: &[Op]) -> Result<(), TestCa
             }
         }
         core.cluster().check_invariants().map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
-        if scheduled {
+        // Capacity keeps YARN's head-of-line rules (an app whose most
+        // important ask cannot use a node is skipped there; a leaf stops at
+        // its headroom), so it is not work-conserving in this strict sense;
+        // its own property test checks the weaker form.
+        if scheduled && name != "capacity" {
             let cl = core.cluster();
             for a in cl.apps() {
                 for st in a.outstanding_asks() {
