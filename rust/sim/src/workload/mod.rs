@@ -1,6 +1,16 @@
 //! Workloads: what jobs arrive when, and the cluster they run on. Readers
 //! for the trace formats of `shared/traces/README.md` and generators for
 //! synthetic workloads all produce [`JobSpec`]s, streamed in submit order.
+//!
+//! Readers: [`swim`] (SWIM tsv), [`rumen`] (SLS JSON jobs and Rumen job
+//! traces), [`eagle`] (Hawk/Eagle `.tr`), [`kairos`] (Kairos testbed
+//! workloads) and [`nodes`] (SLS nodes files, the cluster). Generators:
+//! [`synthetic`]. [`open`] takes one spec string for any of them (a path or
+//! `synthetic:google:jobs=1000:seed=3`, see [`WorkloadSpec::parse`]).
+//! Every reader streams, reports bad input as a [`WorkloadError`] naming
+//! file and line, checks that submit times do not decrease (use
+//! [`sort_by_submit`] or `sort=true` for unsorted traces) and gives every
+//! task at least 1 ms.
 
 use serde::{Deserialize, Serialize};
 use sojourn_core::{Phase, Priority, Resources, Time};
@@ -126,3 +136,151 @@ impl std::error::Error for WorkloadError {}
 
 /// A stream of jobs in non-decreasing submit order.
 pub type JobStream = Box<dyn Iterator<Item = Result<JobSpec, WorkloadError>>>;
+
+// ------------------------------------------------------------------------
+// Readers, generators and the workload spec.
+
+pub mod eagle;
+mod json;
+pub mod kairos;
+pub mod nodes;
+pub mod rumen;
+mod spec;
+pub mod swim;
+pub mod synthetic;
+mod text;
+
+use std::path::Path;
+
+pub use spec::{Source, WorkloadSpec};
+
+/// The most tasks a reader accepts in one job: more is taken for a corrupt
+/// field (and would not fit in memory anyway).
+pub const MAX_TASKS_PER_JOB: u64 = 10_000_000;
+
+/// Opens a workload spec (see [`WorkloadSpec::parse`]): a trace file or a
+/// generator such as `synthetic:google:jobs=1000:seed=3`.
+pub fn open(spec: &str) -> Result<JobStream, WorkloadError> {
+    WorkloadSpec::parse(spec)?.open()
+}
+
+/// Loads an SLS nodes file; nodes that give no resources get SLS's default
+/// 10240 MB / 10 vcores (use [`nodes::load_nodes`] for another default).
+pub fn load_cluster(path: impl AsRef<Path>) -> Result<ClusterSpec, WorkloadError> {
+    nodes::load_nodes(path, nodes::SLS_NODE)
+}
+
+/// Reads a whole stream and returns it sorted by submit time (ties by id),
+/// for traces that are not in order. The first error is returned as is.
+pub fn sort_by_submit(stream: JobStream) -> Result<JobStream, WorkloadError> {
+    let mut jobs = stream.collect::<Result<Vec<JobSpec>, WorkloadError>>()?;
+    jobs.sort_by_key(|j| (j.submit, j.id));
+    Ok(Box::new(jobs.into_iter().map(Ok)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trace(rel: &str) -> String {
+        format!("{}/../../../shared/traces/{rel}", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    fn count(spec: &str) -> usize {
+        open(spec).unwrap().collect::<Result<Vec<_>, _>>().unwrap().len()
+    }
+
+    #[test]
+    fn formats_are_inferred_from_the_name() {
+        assert_eq!(count(&trace("eagle/YH10.tr")), 10);
+        assert_eq!(count(&trace("swim/FB-2009_samples_24_times_1hr_0.tsv")), 5_894);
+        assert_eq!(count(&trace("sls/2jobs2min-rumen-jh.json")), 2);
+        assert_eq!(count(&trace("kairos/generated_workload_bigc")), 100);
+        let e = open("/tmp/whatever.bin").err().unwrap();
+        assert!(e.message.contains("cannot tell the format"), "{e}");
+    }
+
+    #[test]
+    fn explicit_formats_and_options() {
+        let spec = format!("eagle:{}:mode=original:jobs=3", trace("eagle/YH10.tr"));
+        let w = WorkloadSpec::parse(&spec).unwrap();
+        assert_eq!(w.limit, Some(3));
+        assert!(matches!(&w.source, Source::Eagle(_, o) if o.mode == eagle::EagleMode::Original));
+        let jobs: Vec<JobSpec> = w.open().unwrap().map(|j| j.unwrap()).collect();
+        assert_eq!(jobs.len(), 3);
+        assert_eq!(jobs[0].groups[0].durations_ms[0], 6_000);
+        let spec = format!("swim:{}:reduce_mb=4096:sort=true", trace("swim/FB-2010_samples_24_times_1hr_0.tsv"));
+        let j = open(&spec).unwrap().nth(2).unwrap().unwrap();
+        assert_eq!(j.groups[1].resources, Resources::new(4096, 1));
+        assert_eq!(count(&format!("rumen:{}", trace("sls/2jobs2min-rumen-jh.json"))), 2);
+        let e = open(&format!("{}:mode=exact", trace("swim/FB-2009_samples_24_times_1hr_0.tsv"))).err().unwrap();
+        assert!(e.message.contains("unknown swim option"), "{e}");
+        let e = open(&format!("sls:{}:nope=1", trace("sls/2jobs2min-rumen-jh.json"))).err().unwrap();
+        assert!(e.message.contains("unknown key"), "{e}");
+    }
+
+    #[test]
+    fn generators_by_name() {
+        let a: Vec<JobSpec> = open("synthetic:google:jobs=1000:seed=3").unwrap().map(|j| j.unwrap()).collect();
+        assert_eq!(a.len(), 1000);
+        let direct: Vec<JobSpec> =
+            synthetic::SyntheticJobs::new(synthetic::SyntheticOptions::new(synthetic::GOOGLE, 1000, 3)).collect();
+        assert_eq!(a, direct);
+        assert_eq!(count("synthetic:yahoo:jobs=10:interarrival_s=2"), 10);
+        assert_eq!(count("gridmix:jobs=20"), 20);
+        assert_eq!(count("sparrow"), 1000);
+        assert!(open("synthetic:alibaba").err().unwrap().message.contains("unknown synthetic profile"));
+        assert!(open("synthetic:google:jobs=x").err().unwrap().message.contains("jobs"));
+        assert!(open("gridmix:seeds=2").err().unwrap().message.contains("unknown key"));
+    }
+
+    #[test]
+    fn sorting_an_unsorted_stream() {
+        let mk = |id: u64, t: u64| JobSpec {
+            id,
+            name: format!("j{id}"),
+            submit: Time(t),
+            queue: "q".into(),
+            user: "u".into(),
+            priority: 0,
+            groups: vec![],
+            deadline: None,
+            value: None,
+        };
+        let s: JobStream = Box::new(vec![mk(0, 5), mk(1, 1), mk(2, 5), mk(3, 0)].into_iter().map(Ok));
+        let ids: Vec<u64> = sort_by_submit(s).unwrap().map(|j| j.unwrap().id).collect();
+        assert_eq!(ids, vec![3, 1, 0, 2]);
+        let bad: JobStream = Box::new(vec![Ok(mk(0, 1)), Err(WorkloadError::new("f", 9, "bad"))].into_iter());
+        assert_eq!(sort_by_submit(bad).err().unwrap().line, 9);
+    }
+
+    #[test]
+    fn sls_nodes_file_as_the_cluster() {
+        let path = std::env::temp_dir().join(format!("sojourn-nodes-{}.json", std::process::id()));
+        std::fs::write(&path, "{\"rack\": \"r1\", \"nodes\": [{\"node\": \"a\"}, {\"node\": \"b\", \"vcores\": 4}]}\n")
+            .unwrap();
+        let c = load_cluster(&path).unwrap();
+        assert_eq!(c.total(), Resources::new(20_480, 14));
+        let e = open(path.to_str().unwrap()).err().unwrap();
+        assert!(e.message.contains("nodes file"), "{e}");
+        std::fs::remove_file(&path).unwrap();
+        assert!(load_cluster(&path).unwrap_err().message.contains("cannot open"));
+    }
+
+    #[test]
+    fn every_reader_feeds_the_simulator() {
+        use crate::engine::{simulate, SimConfig};
+        let cfg = SimConfig { heartbeat_ms: 0, ..SimConfig::default() };
+        let cluster = ClusterSpec::uniform(40, Resources::new(8192, 8), 20);
+        for spec in [
+            trace("eagle/YH10.tr"),
+            trace("sls/2jobs2min-rumen-jh.json"),
+            format!("{}:jobs=30", trace("kairos/generated_workload")),
+            format!("{}:jobs=30", trace("swim/FB-2009_samples_24_times_1hr_0.tsv")),
+            "gridmix:jobs=10".to_string(),
+        ] {
+            let r = simulate(&cluster, open(&spec).unwrap(), &spec, &cfg, None).unwrap();
+            assert_eq!(r.unfinished, 0, "{spec}");
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! Workload specs: one string naming a trace file or a generator, with
+//! options, as a command line or a config file gives it (see
+//! [`WorkloadSpec::parse`]).
+
+use super::{eagle, kairos, rumen, sort_by_submit, swim, synthetic, text, JobStream, WorkloadError};
+use std::path::{Path, PathBuf};
+
+/// Where jobs come from: a trace file of a known format, or a generator.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    Swim(PathBuf, swim::SwimOptions),
+    Eagle(PathBuf, eagle::EagleOptions),
+    Kairos(PathBuf, kairos::KairosOptions),
+    Sls(PathBuf),
+    Rumen(PathBuf),
+    /// SLS or Rumen, told apart by the first object when opened.
+    Json(PathBuf),
+    Synthetic(synthetic::SyntheticOptions),
+    GridMix(synthetic::GridMixOptions),
+    Sparrow(synthetic::SparrowOptions),
+}
+
+/// A parsed workload spec.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkloadSpec {
+    pub source: Source,
+    /// Keep only the first so many jobs of a file.
+    pub limit: Option<u64>,
+    /// Read the whole file and sort it by submit time (for unsorted traces;
+    /// costs memory in proportion to the trace).
+    pub sort: bool,
+}
+
+const FILE_KINDS: [&str; 6] = ["swim", "eagle", "kairos", "sls", "rumen", "json"];
+const GENERATORS: [&str; 3] = ["synthetic", "gridmix", "sparrow"];
+
+impl WorkloadSpec {
+    /// Parses a spec, segments separated by `:`:
+    ///
+    /// - `PATH[:key=value]...`: a trace file, its format from the name:
+    ///   `.tsv` SWIM, `.tr` Hawk/Eagle, `.json` SLS or Rumen (sniffed from the
+    ///   first object), `generated_workload*` Kairos;
+    /// - `FORMAT:PATH[:key=value]...` with FORMAT one of `swim`, `eagle`,
+    ///   `kairos`, `sls`, `rumen`, `json`, to force the format;
+    /// - `synthetic:PROFILE[:key=value]...` with PROFILE `google`, `yahoo`,
+    ///   `cloudera` or `facebook` (keys `jobs` (10000), `seed` (1),
+    ///   `interarrival_s` (the profile's), `slot_mb` (1024));
+    /// - `gridmix[:key=value]...` (keys `jobs` (100), `seed` (1),
+    ///   `interarrival_s` (30));
+    /// - `sparrow[:key=value]...`, the Sparrow motivation workload (keys
+    ///   `jobs` (1000), `seed` (1), `interarrival_s` (50), `short_fraction`
+    ///   (0.95)).
+    ///
+    /// Files take `jobs=N` (keep the first N), `sort=true` and their
+    /// reader's options (`SwimOptions::set`, `EagleOptions::set`,
+    /// `KairosOptions::set`). Unknown keys are errors.
+    pub fn parse(spec: &str) -> Result<WorkloadSpec, WorkloadError> {
+        let err = |msg: String| WorkloadError::new(spec, 0, msg);
+        let segs: Vec<&str> = spec.split(':').collect();
+        let (kind, body) = match segs[0] {
+            k if GENERATORS.contains(&k) => (k, &segs[1..]),
+            k if FILE_KINDS.contains(&k) && segs.len() > 1 => (k, &segs[1..]),
+            _ => ("", &segs[..]),
+        };
+        // Trailing key=value segments are options; what precedes is the path
+        // (which may itself hold a `:`) or the generator's profile.
+        let n_opts = body.iter().rev().take_while(|s| s.contains('=')).count();
+        let (main, opt_segs) = body.split_at(body.len() - n_opts);
+        let opts: Vec<(&str, &str)> =
+            opt_segs.iter().map(|s| s.split_once('=').unwrap_or((s, ""))).map(|(k, v)| (k.trim(), v.trim())).collect();
+
+        if GENERATORS.contains(&kind) {
+            let expected = usize::from(kind == "synthetic");
+            if main.len() > expected {
+                return Err(err(format!("unexpected {:?}", main[expected])));
+            }
+            let apply = |set: &mut dyn FnMut(&str, &str) -> Result<(), String>| -> Result<(), WorkloadError> {
+                opts.iter().try_for_each(|(k, v)| set(k, v).map_err(err))
+            };
+            let source = match kind {
+                "synthetic" => {
+                    let name = main.first().copied().unwrap_or("");
+                    let p = synthetic::profile(name).ok_or_else(|| {
+                        err(format!("unknown synthetic profile {name:?} (known: google, yahoo, cloudera, facebook)"))
+                    })?;
+                    let mut o = synthetic::SyntheticOptions::new(*p, 10_000, 1);
+                    apply(&mut |k, v| o.set(k, v))?;
+                    Source::Synthetic(o)
+                }
+                "gridmix" => {
+                    let mut o = synthetic::GridMixOptions::new(100, 1);
+                    apply(&mut |k, v| o.set(k, v))?;
+                    Source::GridMix(o)
+                }
+                _ => {
+                    let mut o = synthetic::SparrowOptions::new(1);
+                    apply(&mut |k, v| o.set(k, v))?;
+                    Source::Sparrow(o)
+                }
+            };
+            return Ok(WorkloadSpec { source, limit: None, sort: false });
+        }
+
+        let path = PathBuf::from(main.join(":"));
+        if path.as_os_str().is_empty() {
+            return Err(err("no trace file given".into()));
+        }
+        let kind = match kind {
+            "" => infer_kind(&path).ok_or_else(|| {
+                err(format!(
+                    "cannot tell the format of {}: name it .tsv (SWIM), .tr (Hawk/Eagle) or .json (SLS/Rumen), or \
+                     prefix the path with swim:, eagle:, kairos:, sls: or rumen:",
+                    path.display()
+                ))
+            })?,
+            k => k,
+        };
+        let mut limit = None;
+        let mut sort = false;
+        let mut swim_o = swim::SwimOptions::default();
+        let mut eagle_o = eagle::EagleOptions::default();
+        let mut kairos_o = kairos::KairosOptions::default();
+        for (k, v) in opts {
+            match (k, kind) {
+                ("jobs", _) => {
+                    limit = Some(v.parse().map_err(|_| err(format!("jobs: expected a whole number, found {v:?}")))?)
+                }
+                ("sort", _) => {
+                    sort = v.parse().map_err(|_| err(format!("sort: expected true or false, found {v:?}")))?
+                }
+                (_, "swim") => swim_o.set(k, v).map_err(err)?,
+                (_, "eagle") => eagle_o.set(k, v).map_err(err)?,
+                (_, "kairos") => kairos_o.set(k, v).map_err(err)?,
+                _ => return Err(err(format!("unknown key {k:?} for a {kind} trace (known: jobs, sort)"))),
+            }
+        }
+        let source = match kind {
+            "swim" => Source::Swim(path, swim_o),
+            "eagle" => Source::Eagle(path, eagle_o),
+            "kairos" => Source::Kairos(path, kairos_o),
+            "sls" => Source::Sls(path),
+            "rumen" => Source::Rumen(path),
+            _ => Source::Json(path),
+        };
+        Ok(WorkloadSpec { source, limit, sort })
+    }
+
+    /// Opens the workload as a stream of jobs in non-decreasing submit order.
+    pub fn open(&self) -> Result<JobStream, WorkloadError> {
+        let stream: JobStream = match &self.source {
+            Source::Swim(p, o) => Box::new(swim::open(p, o.clone())?),
+            Source::Eagle(p, o) => Box::new(eagle::open(p, o.clone())?),
+            Source::Kairos(p, o) => Box::new(kairos::open(p, o.clone())?),
+            Source::Sls(p) => Box::new(rumen::open_sls(p)?),
+            Source::Rumen(p) => Box::new(rumen::open_rumen(p)?),
+            Source::Json(p) => {
+                let file = p.display().to_string();
+                match rumen::sniff(text::open_file(p)?, &file)? {
+                    rumen::JsonKind::Sls => Box::new(rumen::open_sls(p)?),
+                    rumen::JsonKind::Rumen => Box::new(rumen::open_rumen(p)?),
+                    rumen::JsonKind::SlsNodes => {
+                        return Err(WorkloadError::new(file, 0, "an SLS nodes file, not jobs: load it as the cluster"))
+                    }
+                }
+            }
+            Source::Synthetic(o) => Box::new(synthetic::SyntheticJobs::new(o.clone()).map(Ok)),
+            Source::GridMix(o) => Box::new(synthetic::GridMixJobs::new(o.clone()).map(Ok)),
+            Source::Sparrow(o) => Box::new(synthetic::SparrowJobs::new(o.clone()).map(Ok)),
+        };
+        let stream = match self.limit {
+            Some(n) => Box::new(stream.take(n as usize)),
+            None => stream,
+        };
+        if self.sort {
+            sort_by_submit(stream)
+        } else {
+            Ok(stream)
+        }
+    }
+}
+
+fn infer_kind(path: &Path) -> Option<&'static str> {
+    let name = path.file_name()?.to_str()?;
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("tsv") => Some("swim"),
+        Some("tr") => Some("eagle"),
+        Some("json") => Some("json"),
+        _ if name.starts_with("generated_workload") => Some("kairos"),
+        _ => None,
+    }
+}
