@@ -122,6 +122,8 @@ pub struct App {
     pub attained_done_ms: u64,
     /// Containers that completed, by phase.
     pub completed: BTreeMap<Phase, u32>,
+    /// Nodes reserved for this app.
+    pub reserved_nodes: BTreeSet<NodeId>,
 }
 
 impl App {
@@ -342,6 +344,7 @@ impl Cluster {
                 pending_containers: 0,
                 attained_done_ms: 0,
                 completed: BTreeMap::new(),
+                reserved_nodes: BTreeSet::new(),
             },
         );
         Ok(())
@@ -357,9 +360,11 @@ impl Cluster {
         }
         let a = self.apps.remove(&app).ok_or(CoreError::UnknownApp(app))?;
         self.pending_containers -= a.pending_containers;
-        for n in self.nodes.values_mut() {
-            if matches!(n.reservation, Some((holder, _, _)) if holder == app) {
-                n.reservation = None;
+        for node in &a.reserved_nodes {
+            if let Some(n) = self.nodes.get_mut(node) {
+                if matches!(n.reservation, Some((holder, _, _)) if holder == app) {
+                    n.reservation = None;
+                }
             }
         }
         Ok(killed)
@@ -452,6 +457,7 @@ impl Cluster {
         n.containers.insert(id);
         if matches!(n.reservation, Some((holder, p, _)) if holder == app && p == priority) {
             n.reservation = None;
+            a.reserved_nodes.remove(&node);
         }
         self.allocated += resources;
         let c = Container {
@@ -679,13 +685,26 @@ impl Cluster {
         if !res.fits_in(&n.capacity) {
             return Err(CoreError::InvalidDecision(format!("{res} can never fit on {node}")));
         }
-        n.reservation = Some((app, priority, res));
+        if let Some((old, _, _)) = n.reservation.replace((app, priority, res)) {
+            if let Some(a) = self.apps.get_mut(&old) {
+                a.reserved_nodes.remove(&node);
+            }
+        }
+        if let Some(a) = self.apps.get_mut(&app) {
+            a.reserved_nodes.insert(node);
+        }
         Ok(res)
     }
 
     /// Drops the reservation on `node`, returning who held it.
     pub fn unreserve(&mut self, node: NodeId) -> Result<Option<(AppId, Priority, Resources)>> {
-        Ok(self.nodes.get_mut(&node).ok_or(CoreError::UnknownNode(node))?.reservation.take())
+        let r = self.nodes.get_mut(&node).ok_or(CoreError::UnknownNode(node))?.reservation.take();
+        if let Some((app, _, _)) = r {
+            if let Some(a) = self.apps.get_mut(&app) {
+                a.reserved_nodes.remove(&node);
+            }
+        }
+        Ok(r)
     }
 
     fn refresh_space(&mut self, node: NodeId) {

@@ -148,6 +148,8 @@ struct Job {
     unfinished: u32,
     am: Option<ContainerId>,
     needs_am: bool,
+    /// What its containers hold (for the fairness index).
+    alloc: Resources,
 }
 
 /// What a container is doing.
@@ -167,6 +169,14 @@ struct Sim<'a> {
     lookahead: Option<JobSpec>,
     jobs: Vec<Option<Job>>,
     containers: HashMap<ContainerId, (NodeId, Work)>, // looked up, never iterated
+    /// Resources of each live container (for the fairness index).
+    sizes: HashMap<ContainerId, Resources>,
+    /// Σ and Σ² of open jobs' dominant shares, kept as allocations change.
+    share_sum: f64,
+    share_sq: f64,
+    /// Allocation and open jobs per queue.
+    queue_alloc: BTreeMap<String, (Resources, u32)>,
+    total0: Resources,
     node_ids: Vec<NodeId>,
     node_shapes: ClusterSpec,
     node_by_name: BTreeMap<String, NodeId>,
@@ -174,12 +184,17 @@ struct Sim<'a> {
     hb_active: Vec<bool>,
     hb_offset: Vec<u64>,
     next_generation: u32,
-    dirty: bool,
+    /// Event-driven mode: new demand or capacity anywhere; offer all nodes.
+    dirty_all: bool,
+    /// Event-driven mode: nodes whose resources were freed; offer them.
+    dirty_nodes: BTreeSet<usize>,
     result: RunResult,
     open_jobs: usize,
     last_submit: Time,
-    queues_seen: BTreeSet<String>,
     core_ns: u128,
+    /// Events in the queue other than heartbeats and samples.
+    work_events: u64,
+    idle_since: Option<Time>,
     progress: Option<&'a mut dyn FnMut(usize)>,
 }
 
@@ -218,6 +233,11 @@ pub fn simulate<'a>(
         lookahead: None,
         jobs: Vec::new(),
         containers: HashMap::new(),
+        sizes: HashMap::new(),
+        share_sum: 0.0,
+        share_sq: 0.0,
+        queue_alloc: BTreeMap::new(),
+        total0: cluster.total(),
         node_ids: (0..n as u32).map(NodeId).collect(),
         node_shapes: cluster.clone(),
         node_by_name: cluster.nodes.iter().enumerate().map(|(i, s)| (s.name.clone(), NodeId(i as u32))).collect(),
@@ -227,7 +247,8 @@ pub fn simulate<'a>(
             .map(|i| if cfg.heartbeat_ms == 0 { 0 } else { i * cfg.heartbeat_ms / n as u64 })
             .collect(),
         next_generation: 0,
-        dirty: false,
+        dirty_all: false,
+        dirty_nodes: BTreeSet::new(),
         result: RunResult {
             policy: cfg.policy.clone(),
             workload: workload_name.to_string(),
@@ -237,8 +258,9 @@ pub fn simulate<'a>(
         },
         open_jobs: 0,
         last_submit: Time::ZERO,
-        queues_seen: BTreeSet::new(),
         core_ns: 0,
+        work_events: 0,
+        idle_since: None,
         progress,
     };
     let started = std::time::Instant::now();
@@ -251,6 +273,9 @@ pub fn simulate<'a>(
 
 impl<'a> Sim<'a> {
     fn push(&mut self, at: Time, ev: Ev) {
+        if !matches!(ev, Ev::Heartbeat { .. } | Ev::Sample) {
+            self.work_events += 1;
+        }
         self.seq += 1;
         self.queue.push(Reverse((at, ev, self.seq)));
     }
@@ -305,13 +330,24 @@ impl<'a> Sim<'a> {
                     break;
                 }
                 self.queue.pop();
+                if !matches!(ev, Ev::Heartbeat { .. } | Ev::Sample) {
+                    self.work_events -= 1;
+                }
                 self.handle(ev)?;
             }
-            if self.cfg.heartbeat_ms == 0 && self.dirty {
-                self.dirty = false;
-                self.core(Event::ScheduleAll)?;
+            if self.cfg.heartbeat_ms == 0 {
+                self.offer_dirty()?;
             }
             self.wake_heartbeats();
+            if self.stalled() {
+                log::warn!(
+                    "{}: {} containers can never be placed; stopping at {}",
+                    self.cfg.policy,
+                    self.core.cluster().pending_containers(),
+                    self.now
+                );
+                break;
+            }
         }
         self.result.unfinished = self.open_jobs as u64 + self.lookahead.take().map_or(0, |_| 1);
         for j in self.stream.by_ref() {
@@ -349,11 +385,44 @@ impl<'a> Sim<'a> {
                     self.node_up[node] = true;
                     let shape = self.node_shapes.nodes[node].clone();
                     self.add_node(node, shape)?;
-                    self.dirty = true;
+                    self.dirty_all = true;
                 }
             }
         }
         Ok(())
+    }
+
+    /// Event-driven scheduling: after new demand every free node is offered
+    /// (`ScheduleAll`); after a completion only the node it freed, which is
+    /// all that changed (and keeps a long backlog from being rescanned for
+    /// every finished task).
+    fn offer_dirty(&mut self) -> Result<(), SimError> {
+        if std::mem::take(&mut self.dirty_all) {
+            self.dirty_nodes.clear();
+            return self.core(Event::ScheduleAll);
+        }
+        while let Some(node) = self.dirty_nodes.pop_first() {
+            if self.node_up[node] && self.core.cluster().pending_containers() > 0 {
+                self.core(Event::NodeHeartbeat { node: self.node_ids[node] })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Nothing can change any more: no task runs (AMs may), no job or failure is due,
+    /// no policy timer is set, and the heartbeats of two full intervals
+    /// have placed nothing. Waiting demand would never be met.
+    fn stalled(&mut self) -> bool {
+        // (`any` over the map is order-independent, so determinism holds.)
+        let idle = self.work_events == 0
+            && self.core.poll_timeout().is_none()
+            && !self.containers.values().any(|(_, w)| matches!(w, Work::Task { .. }));
+        if !idle {
+            self.idle_since = None;
+            return false;
+        }
+        let since = *self.idle_since.get_or_insert(self.now);
+        self.now.since(since) > 2 * self.cfg.heartbeat_ms.max(self.cfg.sample_ms)
     }
 
     /// In heartbeat mode, nodes heartbeat on their grid while any demand waits.
@@ -412,7 +481,7 @@ impl<'a> Sim<'a> {
         self.pull_next_job()?;
         let idx = self.jobs.len();
         let app = AppId(idx as u32);
-        self.queues_seen.insert(spec.queue.clone());
+        self.queue_alloc.entry(spec.queue.clone()).or_insert((Resources::ZERO, 0)).1 += 1;
         self.core(Event::AppAdded(AppSpec {
             app,
             name: spec.name.clone(),
@@ -424,8 +493,17 @@ impl<'a> Sim<'a> {
         }))?;
         self.open_jobs += 1;
         let needs_am = self.cfg.am_container.is_some();
-        self.jobs.push(Some(Job { spec, app, group: 0, waiting: VecDeque::new(), unfinished: 0, am: None, needs_am }));
-        self.dirty = true;
+        self.jobs.push(Some(Job {
+            spec,
+            app,
+            group: 0,
+            waiting: VecDeque::new(),
+            unfinished: 0,
+            am: None,
+            needs_am,
+            alloc: Resources::ZERO,
+        }));
+        self.dirty_all = true;
         match self.cfg.am_container {
             Some(am) => self
                 .core(Event::AsksUpdated { app, asks: vec![Ask::new(Priority::AM, am, 1, sojourn_core::Phase::Am)] }),
@@ -482,19 +560,30 @@ impl<'a> Sim<'a> {
             ask.locality = per_node.into_iter().map(|(n, c)| Locality::Node(n, c)).collect();
         }
         let app = j.app;
-        self.dirty = true;
+        self.dirty_all = true;
         self.core(Event::AsksUpdated { app, asks: vec![ask] })
     }
 
     fn finish_job(&mut self, job: usize) -> Result<(), SimError> {
+        if let Some(am) = self.jobs[job].as_ref().and_then(|j| j.am) {
+            self.account(job, am, None);
+        }
         let Some(j) = self.jobs[job].take() else { return Ok(()) };
+        let share = j.alloc.dominant_share(&self.total0);
+        self.share_sum -= share;
+        self.share_sq -= share * share;
+        if let Some(q) = self.queue_alloc.get_mut(&j.spec.queue) {
+            q.0 = q.0.saturating_sub(&j.alloc);
+            q.1 = q.1.saturating_sub(1);
+        }
         if let Some(am) = j.am {
-            self.containers.remove(&am);
+            if let Some((node, _)) = self.containers.remove(&am) {
+                self.dirty_nodes.insert(node.0 as usize);
+            }
             self.core(Event::ContainerCompleted { container: am, outcome: Outcome::Released })?;
         }
         self.core(Event::AppRemoved { app: j.app })?;
         self.open_jobs -= 1;
-        self.dirty = true;
         let s = &j.spec;
         self.result.jobs.push(JobRecord {
             id: s.id,
@@ -536,6 +625,7 @@ impl<'a> Sim<'a> {
     fn start(&mut self, container: ContainerId, app: AppId, priority: Priority, node: NodeId) -> Result<(), SimError> {
         let job = app.0 as usize;
         let Some(j) = self.jobs.get_mut(job).and_then(|j| j.as_mut()) else {
+            self.sizes.remove(&container);
             return self.core(Event::Rejected {
                 decision: Decision::Allocate { container, app, priority, node, resources: Resources::ZERO },
                 reason: "application finished".into(),
@@ -550,6 +640,7 @@ impl<'a> Sim<'a> {
         }
         let Some(task) = j.waiting.pop_front() else {
             // More containers than waiting tasks: give it back, as an AM does.
+            self.account(job, container, None);
             return self.core(Event::ContainerCompleted { container, outcome: Outcome::Released });
         };
         let generation = self.bump_generation();
@@ -564,19 +655,45 @@ impl<'a> Sim<'a> {
         Ok(())
     }
 
+    /// Books a container's resources to its job and queue (`Some`) or takes
+    /// them off (`None`), keeping the fairness sums current.
+    fn account(&mut self, job: usize, container: ContainerId, add: Option<Resources>) {
+        let res = match add {
+            Some(r) => {
+                self.sizes.insert(container, r);
+                r
+            }
+            None => match self.sizes.remove(&container) {
+                Some(r) => r,
+                None => return,
+            },
+        };
+        let total = self.total0;
+        let Some(j) = self.jobs.get_mut(job).and_then(|j| j.as_mut()) else { return };
+        let before = j.alloc.dominant_share(&total);
+        j.alloc = if add.is_some() { j.alloc + res } else { j.alloc.saturating_sub(&res) };
+        let after = j.alloc.dominant_share(&total);
+        self.share_sum += after - before;
+        self.share_sq += after * after - before * before;
+        if let Some(q) = self.queue_alloc.get_mut(&j.spec.queue) {
+            q.0 = if add.is_some() { q.0 + res } else { q.0.saturating_sub(&res) };
+        }
+    }
+
     fn bump_generation(&mut self) -> u32 {
         self.next_generation = self.next_generation.wrapping_add(1);
         self.next_generation
     }
 
     fn task_done(&mut self, container: ContainerId, generation: u32) -> Result<(), SimError> {
-        let job = match self.containers.get(&container) {
-            Some((_, Work::Task { job, generation: g, suspended: false, .. })) if *g == generation => *job,
+        let (job, node) = match self.containers.get(&container) {
+            Some((node, Work::Task { job, generation: g, suspended: false, .. })) if *g == generation => (*job, *node),
             _ => return Ok(()), // killed, suspended or lost since
         };
         self.containers.remove(&container);
+        self.account(job, container, None);
         self.result.task_events += 1;
-        self.dirty = true;
+        self.dirty_nodes.insert(node.0 as usize);
         self.core(Event::ContainerCompleted { container, outcome: Outcome::Finished })?;
         let Some(j) = self.jobs[job].as_mut() else { return Ok(()) };
         j.unfinished -= 1;
@@ -591,8 +708,12 @@ impl<'a> Sim<'a> {
     fn kill(&mut self, container: ContainerId) -> Result<(), SimError> {
         self.result.preemptions_kill += 1;
         let work = self.containers.remove(&container);
+        if let Some((_, Work::Task { job, .. } | Work::Am { job })) = work {
+            self.account(job, container, None);
+        }
         self.core(Event::ContainerCompleted { container, outcome: Outcome::Preempted })?;
-        if let Some((_, w)) = work {
+        if let Some((node, w)) = work {
+            self.dirty_nodes.insert(node.0 as usize);
             self.requeue(w)?;
         }
         Ok(())
@@ -669,10 +790,12 @@ impl<'a> Sim<'a> {
         self.core(Event::NodeRemoved { node: id })?;
         for c in lost {
             if let Some((_, w)) = self.containers.remove(&c) {
+                let (Work::Task { job, .. } | Work::Am { job }) = w;
+                self.account(job, c, None);
                 self.requeue(w)?;
             }
         }
-        self.dirty = true;
+        self.dirty_all = true;
         Ok(())
     }
 
@@ -688,26 +811,20 @@ impl<'a> Sim<'a> {
             running_jobs: self.open_jobs as u32,
             pending_containers: cl.pending_containers(),
         });
-        // Fairness: Jain's index over the dominant shares of active queues,
-        // or of active jobs when the workload has a single queue.
-        let by_queue = self.queues_seen.len() > 1;
-        let mut shares: BTreeMap<&str, Resources> = BTreeMap::new();
-        let mut job_shares = Vec::new();
-        for a in cl.apps() {
-            if a.allocated.is_zero() && a.pending_containers == 0 {
-                continue;
-            }
-            if by_queue {
-                let e = shares.entry(a.queue()).or_insert(Resources::ZERO);
-                *e += a.allocated;
-            } else {
-                job_shares.push(a.allocated.dominant_share(&total));
-            }
-        }
-        let xs: Vec<f64> =
-            if by_queue { shares.values().map(|r| r.dominant_share(&total)).collect() } else { job_shares };
-        if xs.len() > 1 {
-            self.result.fairness.push(jain(&xs));
+        // Fairness: Jain's index over the dominant shares of the queues with
+        // open jobs, or of the open jobs when only one queue has any.
+        let queues: Vec<f64> =
+            self.queue_alloc.values().filter(|(_, open)| *open > 0).map(|(r, _)| r.dominant_share(&total)).collect();
+        let index = if queues.len() > 1 {
+            Some(jain(&queues))
+        } else if self.open_jobs > 1 {
+            let (n, s, s2) = (self.open_jobs as f64, self.share_sum.max(0.0), self.share_sq);
+            Some(if s2 <= 1e-15 { 1.0 } else { (s * s / (n * s2)).min(1.0) })
+        } else {
+            None
+        };
+        if let Some(i) = index {
+            self.result.fairness.push(i);
         }
         if self.open_jobs > 0 || self.lookahead.is_some() {
             self.push(self.now.plus(self.cfg.sample_ms.max(1)), Ev::Sample);

@@ -1,0 +1,121 @@
+//! Simulator speed and memory (issue: foundation). Prints, per case, the
+//! simulated task events per second, wall time and peak memory (VmHWM of a
+//! child process per case, so cases do not inflate each other's peak).
+//!
+//!   cargo bench -p sojourn-sim --bench simulator                # both cases
+//!   cargo bench -p sojourn-sim --bench simulator -- yahoo       # one case
+//!   cargo bench -p sojourn-sim --bench simulator -- --record    # and append to history.csv
+//!
+//! Cases (targets on a 2-core machine):
+//! - `yahoo`: YH2_sub.tr (3,363 jobs, 137,029 tasks) on 4,000 one-slot
+//!   workers, event-driven, fifo. Target < 0.5 s.
+//! - `google`: 500,000 synthetic Google-like jobs on 15,000 one-slot
+//!   workers, event-driven, fifo. Target < 60 s and < 4 GiB.
+
+use sojourn_core::Resources;
+use sojourn_sim::engine::{simulate, SimConfig};
+use sojourn_sim::workload::{self, ClusterSpec};
+use std::io::Write;
+use std::time::Instant;
+
+const YH2: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces/eagle/YH2_sub.tr");
+const HISTORY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/history.csv");
+
+struct Case {
+    name: &'static str,
+    workload: String,
+    workers: usize,
+}
+
+fn cases() -> Vec<Case> {
+    let yh2 = std::env::var("SOJOURN_YH2").unwrap_or_else(|_| YH2.to_string());
+    vec![
+        Case { name: "yahoo", workload: yh2, workers: 4000 },
+        Case { name: "google", workload: "synthetic:google:jobs=500000:seed=1".into(), workers: 15000 },
+    ]
+}
+
+fn peak_rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<f64>().ok())
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+/// Runs one case in this process and prints one CSV row.
+fn run_case(case: &Case) -> Result<String, String> {
+    let jobs = workload::open(&case.workload).map_err(|e| e.to_string())?;
+    let cluster = ClusterSpec::uniform(case.workers, Resources::new(1024, 1), 40);
+    let cfg = SimConfig { heartbeat_ms: 0, sample_ms: 100_000, ..SimConfig::default() };
+    let t = Instant::now();
+    let r = simulate(&cluster, jobs, case.name, &cfg, None).map_err(|e| e.to_string())?;
+    let wall = t.elapsed().as_secs_f64();
+    Ok(format!(
+        "{},{},{},{},{:.0},{:.3},{:.1},{:.3}",
+        case.name,
+        r.jobs.len(),
+        r.task_events,
+        case.workers,
+        r.task_events as f64 / wall,
+        wall,
+        peak_rss_mib(),
+        r.core_ms / 1000.0
+    ))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let record = args.iter().any(|a| a == "--record");
+    if let Some(name) = args.iter().find_map(|a| a.strip_prefix("--child=")) {
+        let case = cases().into_iter().find(|c| c.name == name).expect("known case");
+        match run_case(&case) {
+            Ok(row) => println!("{row}"),
+            Err(e) => {
+                eprintln!("{}: {e}", case.name);
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
+    let wanted: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+    let exe = std::env::current_exe().expect("own path");
+    let rev = std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    println!("case,jobs,task_events,workers,task_events_per_s,wall_s,peak_rss_mib,core_s");
+    let mut rows = Vec::new();
+    for case in cases() {
+        if !wanted.is_empty() && !wanted.iter().any(|w| *w == case.name) {
+            continue;
+        }
+        let out = std::process::Command::new(&exe).arg(format!("--child={}", case.name)).output().expect("run case");
+        if !out.status.success() {
+            eprintln!("{}", String::from_utf8_lossy(&out.stderr));
+            std::process::exit(1);
+        }
+        let row = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        println!("{row}");
+        rows.push(row);
+    }
+    if record {
+        let new = !std::path::Path::new(HISTORY).exists();
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(HISTORY).expect("history file");
+        if new {
+            let _ = writeln!(f, "date,rev,case,jobs,task_events,workers,task_events_per_s,wall_s,peak_rss_mib,core_s");
+        }
+        let date = std::process::Command::new("date")
+            .arg("+%F")
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default();
+        for r in rows {
+            let _ = writeln!(f, "{date},{rev},{r}");
+        }
+    }
+}
