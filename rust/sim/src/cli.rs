@@ -1,0 +1,416 @@
+//! The `sojourn` command line: `simulate`, `compare`, `policies`, `replay`.
+
+use crate::engine::{simulate, NodeFailure, SimConfig, SimError};
+use crate::metrics::{summarize_all, Classes};
+use crate::report::{self, Description, WriteOptions};
+use crate::run::RunResult;
+use crate::workload::{self, ClusterSpec, JobSpec};
+use clap::{Args, Parser, Subcommand};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use sojourn_core::{Resources, Time};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// The workload `sojourn compare` runs with no arguments: one day of the
+/// Facebook 2009 cluster (SWIM: 5,894 jobs, 233k tasks), shipped in
+/// `rust/sim/workloads/`. The FB-2010 day beside it (24,442 jobs, 8.6M
+/// tasks) takes about a minute per policy: `--workload` selects it.
+pub const DEFAULT_WORKLOAD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/workloads/FB-2009_samples_24_times_1hr_0.tsv");
+
+#[derive(Parser, Debug)]
+#[command(name = "sojourn", version, about = "Sojourn: YARN scheduling policies, simulated and compared")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run one policy on one workload.
+    Simulate {
+        /// Policy name (see `sojourn policies`).
+        #[arg(long, default_value = "fifo")]
+        policy: String,
+        #[command(flatten)]
+        run: RunArgs,
+    },
+    /// Run several policies on one workload and compare every metric with a
+    /// baseline. With no arguments: the shipped SWIM FB-2009 day at load 0.9
+    /// on every implemented policy.
+    Compare {
+        /// Comma-separated policies (default: all).
+        #[arg(long, value_delimiter = ',')]
+        policies: Vec<String>,
+        /// The policy ratios are computed against.
+        #[arg(long, default_value = "fifo")]
+        baseline: String,
+        /// Policies run in parallel on this many threads (default: cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        #[command(flatten)]
+        run: RunArgs,
+    },
+    /// List the policies with their parameters, defaults and docs.
+    Policies {
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Re-run a flight recording (JSON lines of sojourn_core::Record, as the
+    /// YARN shim writes them) through the core and print its decisions.
+    Replay {
+        file: PathBuf,
+        #[arg(long, default_value = "fifo")]
+        policy: String,
+        /// `key=value` policy parameters (as in yarn-site without the prefix).
+        #[arg(short = 'p', long = "param")]
+        params: Vec<String>,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    /// Trace file (.tsv SWIM, .tr Hawk/Eagle, .json SLS/Rumen) or generator
+    /// (e.g. `synthetic:google:jobs=1000`). Default: the shipped FB-2009 day.
+    #[arg(short, long)]
+    pub workload: Option<String>,
+    /// Number of nodes. Default: sized so that the workload's offered load is `--load`.
+    #[arg(long)]
+    pub nodes: Option<usize>,
+    /// Offered load used to size the cluster when `--nodes` is not given.
+    #[arg(long, default_value_t = 0.9)]
+    pub load: f64,
+    /// An SLS nodes file instead of identical nodes.
+    #[arg(long)]
+    pub nodes_file: Option<PathBuf>,
+    #[arg(long, default_value_t = 8192)]
+    pub node_memory_mb: u64,
+    #[arg(long, default_value_t = 8)]
+    pub node_vcores: u32,
+    #[arg(long, default_value_t = 40)]
+    pub nodes_per_rack: usize,
+    /// Policy parameters `key=value`; in `compare`, `policy.key=value`.
+    #[arg(short = 'p', long = "param")]
+    pub params: Vec<String>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// NodeManager heartbeat interval in ms; 0 = event-driven (the papers' simulators).
+    #[arg(long, default_value_t = 0)]
+    pub heartbeat_ms: u64,
+    /// Run an ApplicationMaster container (MB) per job before its tasks, as YARN does.
+    #[arg(long)]
+    pub am_mb: Option<u64>,
+    /// Do not hand task-duration estimates to the policies.
+    #[arg(long)]
+    pub no_estimates: bool,
+    /// Network delay for distributed-scheduler policies (ms).
+    #[arg(long, default_value_t = 0)]
+    pub network_delay_ms: u64,
+    /// Inject a node failure: `AT_S:NODE[:RECOVER_AFTER_S]`.
+    #[arg(long = "fail")]
+    pub failures: Vec<String>,
+    /// Only the first N jobs of the workload.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Job classes for the report: `none`, `cutoff:90s`, `tasks:10,100`, `work:1m,1h`.
+    #[arg(long, default_value = "tasks:10,100,1000")]
+    pub classes: String,
+    /// Utilization sampling period (s).
+    #[arg(long, default_value_t = 60)]
+    pub sample_s: u64,
+    /// Write JSON and CSV here.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Write an HTML report (CDF plots) here.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+    /// Leave wall-clock figures out of files (byte-identical output per seed).
+    #[arg(long)]
+    pub no_wall_clock: bool,
+    /// No progress bars.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+fn cfg_err(m: impl Into<String>) -> SimError {
+    SimError::Config(m.into())
+}
+
+fn parse_params(raw: &[String]) -> Result<BTreeMap<String, String>, SimError> {
+    raw.iter()
+        .map(|kv| {
+            kv.split_once('=')
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                .ok_or_else(|| cfg_err(format!("parameter '{kv}' is not key=value")))
+        })
+        .collect()
+}
+
+fn parse_failure(s: &str) -> Result<NodeFailure, SimError> {
+    let bad = || cfg_err(format!("--fail '{s}' is not AT_S:NODE[:RECOVER_AFTER_S]"));
+    let parts: Vec<&str> = s.split(':').collect();
+    if parts.len() < 2 || parts.len() > 3 {
+        return Err(bad());
+    }
+    let at: f64 = parts[0].parse().map_err(|_| bad())?;
+    let node: usize = parts[1].parse().map_err(|_| bad())?;
+    let recover = match parts.get(2) {
+        Some(r) => Some((r.parse::<f64>().map_err(|_| bad())? * 1000.0) as u64),
+        None => None,
+    };
+    Ok(NodeFailure { at: Time::from_secs_f64(at), node, recover_after_ms: recover })
+}
+
+/// A workload read into memory once, and the cluster it runs on.
+pub struct Scenario {
+    pub name: String,
+    pub jobs: Vec<JobSpec>,
+    pub cluster: ClusterSpec,
+    pub offered_load: f64,
+}
+
+/// Reads the workload and sizes the cluster (`--nodes`, `--nodes-file`, or
+/// the node count that makes the offered load `--load`).
+pub fn scenario(args: &RunArgs) -> Result<Scenario, SimError> {
+    let name = args.workload.clone().unwrap_or_else(|| DEFAULT_WORKLOAD.to_string());
+    let mut jobs = Vec::new();
+    for j in workload::open(&name)? {
+        jobs.push(j?);
+        if args.limit.is_some_and(|l| jobs.len() >= l) {
+            break;
+        }
+    }
+    if jobs.is_empty() {
+        return Err(cfg_err(format!("workload '{name}' has no jobs")));
+    }
+    let node = Resources::new(args.node_memory_mb, args.node_vcores);
+    if node.memory_mb == 0 || node.vcores == 0 {
+        return Err(cfg_err("--node-memory-mb and --node-vcores must be positive"));
+    }
+    let cluster = if let Some(f) = &args.nodes_file {
+        workload::load_cluster(f)?
+    } else {
+        let n = match args.nodes {
+            Some(0) => return Err(cfg_err("--nodes must be positive")),
+            Some(n) => n,
+            None => {
+                if !(args.load > 0.0 && args.load.is_finite()) {
+                    return Err(cfg_err(format!("--load {} must be a positive number", args.load)));
+                }
+                nodes_for_load(&jobs, node, args.load)
+            }
+        };
+        ClusterSpec::uniform(n, node, args.nodes_per_rack)
+    };
+    let offered_load = offered_load(&jobs, &cluster);
+    let short = name.rsplit('/').next().unwrap_or(&name).to_string();
+    Ok(Scenario { name: short, jobs, cluster, offered_load })
+}
+
+/// Node-seconds the workload asks for: each task's duration times the
+/// largest fraction of a node (memory or vcores) its container takes.
+fn demand_node_ms(jobs: &[JobSpec], node: Resources) -> f64 {
+    jobs.iter()
+        .flat_map(|j| j.groups.iter())
+        .map(|g| {
+            let frac = (g.resources.memory_mb as f64 / node.memory_mb as f64)
+                .max(g.resources.vcores as f64 / node.vcores.max(1) as f64);
+            frac * g.durations_ms.iter().sum::<u64>() as f64
+        })
+        .sum()
+}
+
+fn span_ms(jobs: &[JobSpec]) -> f64 {
+    let first = jobs.iter().map(|j| j.submit).min().unwrap_or(Time::ZERO);
+    let last = jobs.iter().map(|j| j.submit).max().unwrap_or(Time::ZERO);
+    (last.since(first) as f64).max(1000.0)
+}
+
+/// The node count at which the workload's demand over its submission span
+/// is `load` of the cluster.
+pub fn nodes_for_load(jobs: &[JobSpec], node: Resources, load: f64) -> usize {
+    ((demand_node_ms(jobs, node) / (span_ms(jobs) * load)).ceil() as usize).max(1)
+}
+
+/// Demand over the submission span, as a fraction of the cluster (taking
+/// the first node's shape for a heterogeneous cluster's fractions).
+pub fn offered_load(jobs: &[JobSpec], cluster: &ClusterSpec) -> f64 {
+    let Some(first) = cluster.nodes.first() else { return 0.0 };
+    demand_node_ms(jobs, first.capacity) / (span_ms(jobs) * cluster.nodes.len() as f64)
+}
+
+fn sim_config(policy: &str, params: BTreeMap<String, String>, args: &RunArgs) -> Result<SimConfig, SimError> {
+    Ok(SimConfig {
+        policy: policy.to_string(),
+        params,
+        seed: args.seed,
+        heartbeat_ms: args.heartbeat_ms,
+        am_container: args.am_mb.map(|mb| Resources::new(mb, 1)),
+        am_startup_ms: 0,
+        estimates: !args.no_estimates,
+        network_delay_ms: args.network_delay_ms,
+        failures: args.failures.iter().map(|f| parse_failure(f)).collect::<Result<_, _>>()?,
+        sample_ms: args.sample_s.max(1) * 1000,
+        until: None,
+        check_invariants: false,
+    })
+}
+
+fn bar(mp: &MultiProgress, len: usize, label: &str, quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let pb = mp.add(ProgressBar::new(len as u64));
+    pb.set_style(
+        ProgressStyle::with_template("{prefix:>10} [{bar:30}] {pos}/{len} jobs {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    pb.set_prefix(label.to_string());
+    pb
+}
+
+/// Runs each (label, config) on the scenario, up to `threads` at once.
+fn run_all(sc: &Scenario, configs: Vec<SimConfig>, threads: usize, quiet: bool) -> Result<Vec<RunResult>, SimError> {
+    let mp = MultiProgress::new();
+    let mut results: Vec<Option<Result<RunResult, SimError>>> = (0..configs.len()).map(|_| None).collect();
+    let threads = threads.max(1);
+    for (chunk_i, chunk) in configs.chunks(threads).enumerate() {
+        let out: Vec<Result<RunResult, SimError>> = std::thread::scope(|s| {
+            let handles: Vec<_> = chunk
+                .iter()
+                .map(|cfg| {
+                    let pb = bar(&mp, sc.jobs.len(), &cfg.policy, quiet);
+                    s.spawn(move || {
+                        let mut tick = |done: usize| pb.set_position(done as u64);
+                        let stream = Box::new(sc.jobs.clone().into_iter().map(Ok));
+                        let r = simulate(&sc.cluster, stream, &sc.name, cfg, Some(&mut tick));
+                        pb.finish_and_clear();
+                        r
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(cfg_err("a simulation thread panicked"))))
+                .collect()
+        });
+        for (i, r) in out.into_iter().enumerate() {
+            results[chunk_i * threads + i] = Some(r);
+        }
+    }
+    results.into_iter().map(|r| r.unwrap_or_else(|| Err(cfg_err("run missing")))).collect()
+}
+
+fn describe(
+    sc: &Scenario,
+    args: &RunArgs,
+    runs: &[(RunResult, crate::metrics::Summary)],
+    baseline: &str,
+) -> Description {
+    let mut d = Description::of(runs, baseline);
+    d.push("workload", &sc.name);
+    d.push("jobs", &sc.jobs.len().to_string());
+    d.push("tasks", &sc.jobs.iter().map(|j| j.task_count()).sum::<usize>().to_string());
+    let total = sc.cluster.total();
+    d.push("cluster", &format!("{} nodes, {total}", sc.cluster.nodes.len()));
+    d.push("offered load", &format!("{:.3}", sc.offered_load));
+    d.push(
+        "heartbeat",
+        &if args.heartbeat_ms == 0 { "event-driven".to_string() } else { format!("{} ms", args.heartbeat_ms) },
+    );
+    d.push("AM containers", &args.am_mb.map_or("none".to_string(), |m| format!("{m} MB")));
+    d.push("seed", &args.seed.to_string());
+    d
+}
+
+fn emit(sc: &Scenario, args: &RunArgs, results: Vec<RunResult>, baseline: &str) -> Result<String, SimError> {
+    let classes: Classes = args.classes.parse()?;
+    let runs = summarize_all(results, &classes);
+    let cmp = report::compare(baseline, &runs)?;
+    let opts = WriteOptions { wall_clock: !args.no_wall_clock };
+    let desc = describe(sc, args, &runs, baseline);
+    let io = |e: std::io::Error| cfg_err(format!("writing output: {e}"));
+    if let Some(dir) = &args.out {
+        report::write_json(dir, &desc, &runs, &cmp, &opts).map_err(io)?;
+        report::write_csv(dir, &runs, &cmp, &opts).map_err(io)?;
+    }
+    if let Some(dir) = &args.report {
+        report::write_html(dir, &desc, &runs, &cmp, &opts).map_err(io)?;
+    }
+    Ok(format!("{}\n{}", desc.to_text(), report::table(&cmp, &WriteOptions { wall_clock: true })))
+}
+
+/// Runs the CLI; returns the text to print.
+pub fn run(cli: Cli) -> Result<String, SimError> {
+    match cli.command {
+        Command::Policies { json } => Ok(policies_text(json)),
+        Command::Simulate { policy, run } => {
+            let sc = scenario(&run)?;
+            let cfg = sim_config(&policy, parse_params(&run.params)?, &run)?;
+            let results = run_all(&sc, vec![cfg], 1, run.quiet)?;
+            emit(&sc, &run, results, &policy)
+        }
+        Command::Compare { policies, baseline, threads, run } => {
+            let policies: Vec<String> = if policies.is_empty() {
+                sojourn_policies::catalog().iter().map(|p| p.name.to_string()).collect()
+            } else {
+                policies
+            };
+            if !policies.contains(&baseline) {
+                return Err(cfg_err(format!(
+                    "baseline '{baseline}' is not among the policies ({})",
+                    policies.join(", ")
+                )));
+            }
+            let all = parse_params(&run.params)?;
+            let mut configs = Vec::new();
+            for p in &policies {
+                let mine: BTreeMap<String, String> = all
+                    .iter()
+                    .filter_map(|(k, v)| k.strip_prefix(&format!("{p}.")).map(|k| (k.to_string(), v.clone())))
+                    .collect();
+                configs.push(sim_config(p, mine, &run)?);
+            }
+            for k in all.keys() {
+                if !policies.iter().any(|p| k.starts_with(&format!("{p}."))) {
+                    return Err(cfg_err(format!(
+                        "parameter '{k}' names none of the compared policies (use policy.key=value)"
+                    )));
+                }
+            }
+            let sc = scenario(&run)?;
+            let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            let results = run_all(&sc, configs, threads, run.quiet)?;
+            emit(&sc, &run, results, &baseline)
+        }
+        Command::Replay { file, policy, params, seed } => {
+            crate::replay::replay(&file, &policy, &parse_params(&params)?, seed)
+        }
+    }
+}
+
+fn policies_text(json: bool) -> String {
+    let cat = sojourn_policies::catalog();
+    if json {
+        let v: Vec<serde_json::Value> =
+            cat.iter().map(|p| serde_json::json!({ "name": p.name, "doc": p.doc, "params": p.params })).collect();
+        return serde_json::to_string_pretty(&v).unwrap_or_default();
+    }
+    let mut s = String::new();
+    for p in &cat {
+        s.push_str(&format!("{}\n  {}\n", p.name, p.doc));
+        if p.params.is_empty() {
+            s.push_str("  (no parameters)\n");
+        }
+        for q in p.params {
+            let default = if q.default.is_empty() { "-" } else { q.default };
+            s.push_str(&format!("  {:<40} {:<10} {}\n", q.name, default, q.doc));
+        }
+        s.push('\n');
+    }
+    s.push_str("In yarn-site.xml: yarn.scheduler.sojourn.<policy>.<param>; in sojourn: -p <param>=<value>.\n");
+    s
+}
