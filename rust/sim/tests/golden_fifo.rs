@@ -99,3 +99,24 @@ fn node_failure_reruns_lost_tasks() {
     assert_eq!(r.jobs[0].finish, Time(20_000));
     assert_eq!(r.lost_work_ms, 4000);
 }
+
+#[test]
+fn ams_filling_the_cluster_stall_and_are_reported_unfinished() {
+    // One 4 GB node, three jobs with 1 GB AMs whose remaining tasks need
+    // 2 GB: once the three AMs and a 1 GB task hold the node, no task can
+    // ever start. YARN's FifoScheduler deadlocks the same way; the simulator
+    // must stop and report the jobs unfinished rather than run forever.
+    let mut big = |id, submit_s| {
+        let mut j = job(id, submit_s, &[100]);
+        j.groups[0].resources = Resources::new(2048, 1);
+        j
+    };
+    let jobs = vec![job(0, 0, &[10]), big(1, 0), big(2, 0), big(3, 0)];
+    let mut first = jobs[0].clone();
+    first.groups.push(big(9, 0).groups[0].clone());
+    let jobs = vec![first, jobs[1].clone(), jobs[2].clone(), jobs[3].clone()];
+    let cfg = SimConfig { heartbeat_ms: 0, am_container: Some(Resources::new(1024, 1)), ..SimConfig::default() };
+    let cluster = ClusterSpec::uniform(1, Resources::new(4096, 4), 1);
+    let r = simulate(&cluster, stream(jobs), "deadlock", &cfg, None).unwrap();
+    assert_eq!(r.unfinished, 4);
+}

@@ -64,7 +64,15 @@ proptest! {
         with_am in any::<bool>(),
     ) {
         let jobs = build(&raw);
-        let cluster = ClusterSpec::uniform(nodes, Resources::new(4096, 4), 2);
+        // With one AM per job, AMs alone can fill a small cluster and leave
+        // every job waiting for task room: a real deadlock that YARN's
+        // FifoScheduler has too (Capacity and Fair bound the AM share). Size
+        // the cluster so that all AMs plus the largest task always fit.
+        let cluster = if with_am {
+            ClusterSpec::uniform(nodes.max(4), Resources::new(8192, 8), 2)
+        } else {
+            ClusterSpec::uniform(nodes, Resources::new(4096, 4), 2)
+        };
         for info in sojourn_policies::catalog() {
             let cfg = SimConfig {
                 policy: info.name.to_string(),

@@ -598,5 +598,4 @@ mod tests {
         let mean_gap = jobs.last().unwrap().submit.as_secs_f64() / 1000.0;
         assert!((mean_gap - 50.0).abs() < 5.0, "mean gap {mean_gap}");
     }
-
 }
