@@ -311,8 +311,6 @@ fn describe(
     baseline: &str,
 ) -> Description {
     let mut d = Description::of(runs, baseline);
-    d.push("workload", &sc.name);
-    d.push("jobs", &sc.jobs.len().to_string());
     d.push("tasks", &sc.jobs.iter().map(|j| j.task_count()).sum::<usize>().to_string());
     let total = sc.cluster.total();
     d.push("cluster", &format!("{} nodes, {total}", sc.cluster.nodes.len()));
@@ -322,7 +320,6 @@ fn describe(
         &if args.heartbeat_ms == 0 { "event-driven".to_string() } else { format!("{} ms", args.heartbeat_ms) },
     );
     d.push("AM containers", &args.am_mb.map_or("none".to_string(), |m| format!("{m} MB")));
-    d.push("seed", &args.seed.to_string());
     d
 }
 

@@ -610,7 +610,8 @@ impl<'a> Sim<'a> {
     fn apply_decisions(&mut self) -> Result<(), SimError> {
         while let Some(d) = self.core.poll_decision() {
             match d {
-                Decision::Allocate { container, app, priority, node, .. } => {
+                Decision::Allocate { container, app, priority, node, resources } => {
+                    self.account(app.0 as usize, container, Some(resources));
                     self.start(container, app, priority, node)?
                 }
                 Decision::Preempt { container, mode: PreemptMode::Kill } => self.kill(container)?,

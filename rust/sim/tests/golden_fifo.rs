@@ -106,7 +106,7 @@ fn ams_filling_the_cluster_stall_and_are_reported_unfinished() {
     // 2 GB: once the three AMs and a 1 GB task hold the node, no task can
     // ever start. YARN's FifoScheduler deadlocks the same way; the simulator
     // must stop and report the jobs unfinished rather than run forever.
-    let mut big = |id, submit_s| {
+    let big = |id, submit_s| {
         let mut j = job(id, submit_s, &[100]);
         j.groups[0].resources = Resources::new(2048, 1);
         j
@@ -119,4 +119,18 @@ fn ams_filling_the_cluster_stall_and_are_reported_unfinished() {
     let cluster = ClusterSpec::uniform(1, Resources::new(4096, 4), 1);
     let r = simulate(&cluster, stream(jobs), "deadlock", &cfg, None).unwrap();
     assert_eq!(r.unfinished, 4);
+}
+
+#[test]
+fn fairness_index_sees_the_waiting_job() {
+    // One slot, two jobs: while job 0 runs job 1 waits with nothing, so
+    // Jain's index over the two open jobs' shares (1, 0) is 1/2.
+    let cfg = SimConfig { heartbeat_ms: 0, sample_ms: 1000, ..SimConfig::default() };
+    let cluster = ClusterSpec::uniform(1, Resources::new(1024, 1), 1);
+    let r = simulate(&cluster, stream(vec![job(0, 0, &[10]), job(1, 0, &[10])]), "j", &cfg, None).unwrap();
+    // The sample at 0 s comes before the first placement: all shares are
+    // zero, hence equal (index 1).
+    assert_eq!(r.fairness.first(), Some(&1.0));
+    assert!(r.fairness.len() > 5);
+    assert!(r.fairness[1..].iter().all(|f| (f - 0.5).abs() < 1e-9), "{:?}", r.fairness);
 }
