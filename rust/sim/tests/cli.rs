@@ -84,7 +84,8 @@ fn unknown_policy_and_bad_parameter_are_named() {
     let out = sojourn().args(["simulate", "--policy", "lottery", "--limit", "5"]).output().expect("run");
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown policy 'lottery'"));
-    let out = sojourn().args(["simulate", "--policy", "fair", "-p", "assign_multiple=perhaps", "--limit", "5"]).output();
+    let out =
+        sojourn().args(["simulate", "--policy", "fair", "-p", "assign_multiple=perhaps", "--limit", "5"]).output();
     let out = out.expect("run");
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
