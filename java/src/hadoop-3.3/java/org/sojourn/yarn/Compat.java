@@ -1,0 +1,25 @@
+package org.sojourn.yarn;
+
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
+
+/** The RM APIs whose signatures differ between Hadoop releases: this is the 3.3 form. */
+final class Compat {
+  private Compat() {}
+
+  static <T extends SojournAppAttempt> SchedulerApplication<T> newApplication(Queue queue,
+      String user, Priority priority, boolean unmanagedAM) {
+    return priority == null ? new SchedulerApplication<T>(queue, user)
+        : new SchedulerApplication<T>(queue, user, priority);
+  }
+
+  static void submitApp(QueueMetrics m, String user, boolean unmanagedAM) {
+    m.submitApp(user);
+  }
+
+  static void submitAppAttempt(QueueMetrics m, String user, boolean unmanagedAM) {
+    m.submitAppAttempt(user);
+  }
+}

@@ -1,0 +1,204 @@
+package org.sojourn.yarn;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Map;
+
+/**
+ * Every native method of Sojourn, and one open core as an {@link AutoCloseable}
+ * handle. Events, decisions and log lines cross as JSON (the serde encoding of
+ * {@code sojourn_core::protocol}); see {@code rust/jni}.
+ *
+ * <p>The library is loaded from {@code java.library.path} first
+ * ({@code libsojourn_jni.so}), else extracted from this jar's
+ * {@code native/linux-x86_64/} resource to a temporary file.
+ *
+ * <p>Thread safety: the native side locks each core; the scheduler also calls
+ * it under its own single lock, so the core is never re-entered.
+ */
+public final class Native implements AutoCloseable {
+  static final String LIBRARY = "sojourn_jni";
+  static final String RESOURCE = "/native/linux-x86_64/libsojourn_jni.so";
+
+  private static volatile String loadedFrom;
+
+  private final Object lock = new Object();
+  private long handle;
+
+  private Native(long handle) {
+    this.handle = handle;
+  }
+
+  /**
+   * Opens a core running {@code policy} with its parameters (keys without the
+   * {@code yarn.scheduler.sojourn.<policy>.} prefix).
+   *
+   * @param settingsJson core settings: seed, max_allocation, record (flight recorder path)
+   * @param logLevel 0 off, 1 error, 2 warn, 3 info, 4 debug, 5 trace
+   * @throws IllegalArgumentException for an unknown policy, key or bad value, naming it
+   */
+  public static Native open(String policy, Map<String, String> params,
+      String settingsJson, int logLevel) {
+    load();
+    String[] keys = params.keySet().toArray(new String[0]);
+    String[] values = new String[keys.length];
+    for (int i = 0; i < keys.length; i++) {
+      values[i] = params.get(keys[i]);
+    }
+    return new Native(nCreate(policy, keys, values, settingsJson, logLevel));
+  }
+
+  /** Applies a JSON array of events at {@code nowMs}; returns the JSON response. */
+  public String handle(long nowMs, String eventsJson) {
+    synchronized (lock) {
+      return nHandle(live(), nowMs, eventsJson);
+    }
+  }
+
+  /** Fires the policy's timers due at {@code nowMs}; returns the JSON response. */
+  public String handleTimeout(long nowMs) {
+    synchronized (lock) {
+      return nHandleTimeout(live(), nowMs);
+    }
+  }
+
+  /** When the policy next wants to be woken (ms), or -1. */
+  public long pollTimeout() {
+    synchronized (lock) {
+      return nPollTimeout(live());
+    }
+  }
+
+  /** The policy's and the mirror's state for operators, as JSON. */
+  public String describe() {
+    synchronized (lock) {
+      return nDescribe(live());
+    }
+  }
+
+  @Override
+  public void close() {
+    synchronized (lock) {
+      if (handle != 0) {
+        long h = handle;
+        handle = 0;
+        nClose(h);
+      }
+    }
+  }
+
+  public boolean isOpen() {
+    synchronized (lock) {
+      return handle != 0;
+    }
+  }
+
+  private long live() {
+    if (handle == 0) {
+      throw new IllegalStateException("sojourn: the native core is closed");
+    }
+    return handle;
+  }
+
+  /** Log lines the native side buffered on this thread outside a call, as JSON. */
+  public static String drainLogs() {
+    load();
+    return nDrainLogs();
+  }
+
+  /** Every policy and its parameter schema, as JSON. */
+  public static String catalog() {
+    load();
+    return nCatalog();
+  }
+
+  /**
+   * Re-runs a flight recording ({@code yarn.scheduler.sojourn.record.path}:
+   * the file, its {@code .meta} with policy, parameters and seed, and its
+   * {@code .decisions}) with a fresh core, and compares the decisions. Returns
+   * JSON {@code {"records", "decisions", "recorded_decisions", "identical",
+   * "first_difference"}}.
+   */
+  public static String replay(String path) {
+    load();
+    return nReplay(path);
+  }
+
+  /** Where the library was loaded from ("java.library.path" or a file path). */
+  public static String loadedFrom() {
+    return loadedFrom;
+  }
+
+  /** Loads the native library once. */
+  public static void load() {
+    if (loadedFrom != null) {
+      return;
+    }
+    synchronized (Native.class) {
+      if (loadedFrom != null) {
+        return;
+      }
+      UnsatisfiedLinkError fromPath;
+      try {
+        System.loadLibrary(LIBRARY);
+        loadedFrom = "java.library.path";
+        return;
+      } catch (UnsatisfiedLinkError e) {
+        fromPath = e;
+      }
+      try {
+        File f = extract();
+        System.load(f.getAbsolutePath());
+        loadedFrom = f.getAbsolutePath();
+      } catch (IOException | UnsatisfiedLinkError e) {
+        UnsatisfiedLinkError err = new UnsatisfiedLinkError(
+            "sojourn: cannot load lib" + LIBRARY + ".so from java.library.path ("
+                + fromPath.getMessage() + ") nor from the jar resource " + RESOURCE
+                + " (" + e + "); this jar carries linux-x86_64 only, and this JVM runs on "
+                + System.getProperty("os.name") + "/" + System.getProperty("os.arch"));
+        err.initCause(e);
+        throw err;
+      }
+    }
+  }
+
+  /** Copies the jar's library to a temporary file (deleted when the JVM exits). */
+  static File extract() throws IOException {
+    try (InputStream in = Native.class.getResourceAsStream(RESOURCE)) {
+      if (in == null) {
+        throw new IOException("resource " + RESOURCE + " is not in the jar");
+      }
+      Path dir = Files.createTempDirectory("sojourn-jni");
+      Path lib = dir.resolve("libsojourn_jni.so");
+      Files.copy(in, lib, StandardCopyOption.REPLACE_EXISTING);
+      lib.toFile().deleteOnExit();
+      dir.toFile().deleteOnExit();
+      return lib.toFile();
+    }
+  }
+
+  static native long nCreate(String policy, String[] keys, String[] values,
+      String settingsJson, int logLevel);
+
+  static native String nHandle(long handle, long now, String eventsJson);
+
+  static native String nHandleTimeout(long handle, long now);
+
+  static native long nPollTimeout(long handle);
+
+  static native String nDescribe(long handle);
+
+  static native void nClose(long handle);
+
+  static native String nDrainLogs();
+
+  static native String nCatalog();
+
+  static native String nReplay(String path);
+
+  static native void nPanicForTest();
+}

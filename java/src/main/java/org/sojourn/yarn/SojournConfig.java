@@ -1,0 +1,132 @@
+package org.sojourn.yarn;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * Sojourn's settings from yarn-site.xml. Everything under
+ * {@code yarn.scheduler.sojourn.} is either one of the shim's own keys below
+ * or {@code <policy>.<param>}: the active policy's parameters go to Rust,
+ * which validates them; keys of other known policies are kept for a later
+ * switch and ignored; any other key is an error naming it.
+ */
+final class SojournConfig {
+  static final String PREFIX = "yarn.scheduler.sojourn.";
+  /** Policy name, as {@code sojourn policies} lists them. */
+  static final String POLICY = PREFIX + "policy";
+  static final String DEFAULT_POLICY = "fifo";
+  /** Seed of the core's RNG. */
+  static final String SEED = PREFIX + "seed";
+  /** Milliseconds between asking the AM to give a container back and killing it. */
+  static final String GRACE_MS = PREFIX + "preemption.grace-ms";
+  static final long DEFAULT_GRACE_MS = 15000;
+  /** Flight recorder: append every event the core receives to this file (JSON lines). */
+  static final String RECORD = PREFIX + "record.path";
+  /** Period of the timer thread that fires policy wake-ups and preemption kills. */
+  static final String TICK_MS = PREFIX + "tick-ms";
+  static final long DEFAULT_TICK_MS = 100;
+  /** Queue tree and ACLs: {@code queue.<path>.queues}, {@code queue.<path>.acl_*}. */
+  static final String QUEUE = PREFIX + "queue.";
+
+  private static final List<String> OWN = Collections.unmodifiableList(
+      Protocol.list("policy", "seed", "preemption.grace-ms", "record.path", "tick-ms"));
+
+  final String policy;
+  final Map<String, String> params;
+  final long seed;
+  final long graceMs;
+  final String recordPath;
+  final long tickMs;
+  final QueueTree.Spec queues;
+
+  private SojournConfig(String policy, Map<String, String> params, long seed, long graceMs,
+      String recordPath, long tickMs, QueueTree.Spec queues) {
+    this.policy = policy;
+    this.params = params;
+    this.seed = seed;
+    this.graceMs = graceMs;
+    this.recordPath = recordPath;
+    this.tickMs = tickMs;
+    this.queues = queues;
+  }
+
+  /** The names of the policies the native library implements. */
+  static List<String> knownPolicies() {
+    List<String> names = new ArrayList<>();
+    try {
+      for (JsonNode p : Protocol.JSON.readTree(Native.catalog())) {
+        names.add(p.path("name").asText());
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("sojourn: cannot read the policy catalog: " + e, e);
+    }
+    return names;
+  }
+
+  /**
+   * Reads and checks the settings.
+   *
+   * @throws IllegalArgumentException naming the offending key
+   */
+  static SojournConfig read(Configuration conf) {
+    List<String> known = knownPolicies();
+    String policy = conf.getTrimmed(POLICY, DEFAULT_POLICY);
+    if (!known.contains(policy)) {
+      throw new IllegalArgumentException("sojourn: " + POLICY + "='" + policy
+          + "' is not a known policy (known: " + String.join(", ", known) + ")");
+    }
+    Map<String, String> params = new TreeMap<>();
+    TreeSet<String> unknown = new TreeSet<>();
+    for (Map.Entry<String, String> e : conf.getPropsWithPrefix(PREFIX).entrySet()) {
+      String key = e.getKey();
+      if (OWN.contains(key) || key.startsWith("queue.")) {
+        continue;
+      }
+      int dot = key.indexOf('.');
+      String head = dot < 0 ? key : key.substring(0, dot);
+      if (dot > 0 && head.equals(policy)) {
+        params.put(key.substring(dot + 1), e.getValue());
+      } else if (dot > 0 && known.contains(head)) {
+        continue; // a parameter of another policy: kept for a switch, unused now
+      } else {
+        unknown.add(PREFIX + key);
+      }
+    }
+    if (!unknown.isEmpty()) {
+      throw new IllegalArgumentException("sojourn: unknown configuration key(s) " + unknown
+          + ": neither a Sojourn setting (" + PREFIX + "{" + String.join(", ", OWN)
+          + ", queue.*}) nor a parameter of a known policy (" + PREFIX + "<policy>.<param>, "
+          + "policies: " + String.join(", ", known) + ")");
+    }
+    long seed = longAtLeast(conf, SEED, 0, Long.MIN_VALUE);
+    long grace = longAtLeast(conf, GRACE_MS, DEFAULT_GRACE_MS, 0);
+    long tick = longAtLeast(conf, TICK_MS, DEFAULT_TICK_MS, 1);
+    String record = conf.getTrimmed(RECORD, "");
+    return new SojournConfig(policy, params, seed, grace, record.isEmpty() ? null : record, tick,
+        QueueTree.Spec.read(conf));
+  }
+
+  private static long longAtLeast(Configuration conf, String key, long dflt, long min) {
+    String v = conf.getTrimmed(key);
+    if (v == null || v.isEmpty()) {
+      return dflt;
+    }
+    long x;
+    try {
+      x = Long.parseLong(v);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("sojourn: " + key + "='" + v + "' is not an integer");
+    }
+    if (x < min) {
+      throw new IllegalArgumentException("sojourn: " + key + "=" + x + " is below the minimum " + min);
+    }
+    return x;
+  }
+}

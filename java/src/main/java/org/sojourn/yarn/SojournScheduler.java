@@ -1,0 +1,1214 @@
+package org.sojourn.yarn;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.management.ObjectName;
+import org.apache.hadoop.conf.Configurable;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.metrics2.util.MBeans;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.QueueACL;
+import org.apache.hadoop.yarn.api.records.QueueInfo;
+import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.api.records.SchedulingRequest;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
+import org.apache.hadoop.yarn.server.resourcemanager.recovery.RMStateStore.RMState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerAppUtils;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.PendingAsk;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptRemovedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppRemovedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerExpiredSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerPreemptEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeRemovedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeResourceUpdateSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ReleaseContainerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.placement.AppPlacementAllocator;
+import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
+import org.apache.hadoop.yarn.server.utils.BuilderUtils;
+import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
+import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
+import org.apache.hadoop.yarn.util.resource.Resources;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
+
+/**
+ * Sojourn's YARN scheduler: a thin shim that keeps YARN's books (nodes,
+ * attempts, RMContainers, queue metrics, ACLs) and leaves every choice to the
+ * Rust core behind {@link Native}.
+ *
+ * <p>How it runs:
+ * <ul>
+ *   <li>{@link #allocate} (up to 50 RPC threads) only records: it updates the
+ *   attempt's requests in YARN's own {@code AppSchedulingInfo}, marks the
+ *   touched priorities dirty, and returns containers placed earlier plus any
+ *   preemption request.</li>
+ *   <li>{@link #handle} (the dispatcher thread) and the timer thread enter the
+ *   core under one lock: pending deltas (nodes, apps, completions), the dirty
+ *   asks re-read from YARN, then the heartbeat, in one batch. Each decision is
+ *   checked against YARN's state and applied, or sent back as
+ *   {@code Rejected} so the core's mirror never drifts.</li>
+ *   <li>Kill preemption follows YARN's path: the container is marked, the AM
+ *   sees it in a PreemptionMessage on its next allocate, and it is killed after
+ *   {@code yarn.scheduler.sojourn.preemption.grace-ms}.</li>
+ * </ul>
+ */
+@SuppressWarnings("unchecked")
+public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, FiCaSchedulerNode>
+    implements Configurable, SojournSchedulerMXBean {
+  private static final Logger LOG = LoggerFactory.getLogger(SojournScheduler.class);
+  /** Rounds of decision / rejection exchange per entry into the core. */
+  private static final int MAX_ROUNDS = 16;
+
+  private final ResourceCalculator rc = new DominantResourceCalculator();
+  private final long startNanos = System.nanoTime();
+
+  private volatile Configuration conf;
+  private volatile SojournConfig settings;
+  private volatile QueueTree queues;
+  private volatile String activePolicy;
+  private boolean usePortForNodeName;
+
+  /** The one lock the core is entered under. */
+  private final Object coreLock = new Object();
+  private Native core;
+  private volatile long nextTimeout = -1;
+  private ScheduledExecutorService ticker;
+  private ObjectName mbean;
+
+  /** Protocol events waiting for the next entry into the core. */
+  private final ConcurrentLinkedDeque<ObjectNode> pending = new ConcurrentLinkedDeque<>();
+  /** Attempts whose requests changed, with the request priorities touched. */
+  private final ConcurrentHashMap<ApplicationAttemptId, Set<Integer>> dirtyAsks =
+      new ConcurrentHashMap<>();
+
+  private final AtomicInteger nextNode = new AtomicInteger(1);
+  private final AtomicInteger nextApp = new AtomicInteger(1);
+  private final ConcurrentHashMap<NodeId, Integer> nodeIds = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<Integer, NodeId> nodesById = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Set<Integer>> nodesByHost = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<Integer, SojournAppAttempt> appsById = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<Long, RMContainer> containers = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<ContainerId, Long> coreIdOf = new ConcurrentHashMap<>();
+  /** Containers marked for preemption, with the time (ms) they are killed at. */
+  private final ConcurrentHashMap<ContainerId, Long> killAt = new ConcurrentHashMap<>();
+
+  private final AtomicLong allocations = new AtomicLong();
+  private final AtomicLong rejections = new AtomicLong();
+  private final AtomicLong preemptionKills = new AtomicLong();
+
+  public SojournScheduler() {
+    super(SojournScheduler.class.getName());
+  }
+
+  // ---- lifecycle ------------------------------------------------------------------
+
+  @Override
+  public void serviceInit(Configuration configuration) throws Exception {
+    setConf(configuration);
+    validateAllocationLimits(configuration);
+    this.applications = new ConcurrentSkipListMap<>();
+    this.minimumAllocation = super.getMinimumAllocation();
+    initMaximumResourceCapability(super.getMaximumAllocation());
+    this.usePortForNodeName = configuration.getBoolean(
+        YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
+        YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
+    SojournConfig s = SojournConfig.read(configuration);
+    this.queues = QueueTree.build(s.queues, null, configuration, this::getClusterResource);
+    synchronized (coreLock) {
+      this.core = openCore(s, s.recordPath);
+    }
+    this.settings = s;
+    this.activePolicy = s.policy;
+    LOG.info("Sojourn scheduler: policy {} {}, queues {}, preemption grace {} ms, native library from {}",
+        s.policy, s.params, queues.leafPaths(), s.graceMs, Native.loadedFrom());
+    super.serviceInit(configuration);
+    schedulingMonitorManager.initialize(rmContext, configuration);
+  }
+
+  private static void validateAllocationLimits(Configuration c) {
+    int minMem = c.getInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB,
+        YarnConfiguration.DEFAULT_RM_SCHEDULER_MINIMUM_ALLOCATION_MB);
+    int maxMem = c.getInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB,
+        YarnConfiguration.DEFAULT_RM_SCHEDULER_MAXIMUM_ALLOCATION_MB);
+    if (minMem <= 0 || minMem > maxMem) {
+      throw new YarnRuntimeException("sojourn: invalid allocation limits: "
+          + YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB + "=" + minMem + ", "
+          + YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB + "=" + maxMem
+          + " (both positive, min no larger than max)");
+    }
+  }
+
+  private Native openCore(SojournConfig s, String recordPath) {
+    ObjectNode o = Protocol.JSON.createObjectNode();
+    o.put("seed", s.seed);
+    o.set("max_allocation", Protocol.resources(getMaximumResourceCapability()));
+    if (recordPath != null) {
+      o.put("record", recordPath);
+    }
+    try {
+      return Native.open(s.policy, s.params, o.toString(), Protocol.nativeLogLevel());
+    } finally {
+      Protocol.drainNativeLogs();
+    }
+  }
+
+  @Override
+  public void serviceStart() throws Exception {
+    super.serviceStart();
+    final long tick = settings.tickMs;
+    ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "SojournScheduler-timer");
+      t.setDaemon(true);
+      return t;
+    });
+    ticker.scheduleWithFixedDelay(this::tick, tick, tick, TimeUnit.MILLISECONDS);
+    mbean = MBeans.register("ResourceManager", "SojournScheduler", this);
+  }
+
+  @Override
+  public void serviceStop() throws Exception {
+    if (mbean != null) {
+      MBeans.unregister(mbean);
+      mbean = null;
+    }
+    if (ticker != null) {
+      ticker.shutdownNow();
+      ticker.awaitTermination(5, TimeUnit.SECONDS);
+    }
+    synchronized (coreLock) {
+      if (core != null) {
+        core.close();
+      }
+    }
+    super.serviceStop();
+  }
+
+  @Override
+  public void setConf(Configuration configuration) {
+    this.conf = configuration;
+  }
+
+  @Override
+  public Configuration getConf() {
+    return conf;
+  }
+
+  @Override
+  public void setRMContext(RMContext context) {
+    this.rmContext = context;
+  }
+
+  /**
+   * {@code yarn rmadmin -refreshQueues}: re-reads the queue tree, ACLs and the
+   * shim's settings. A changed policy or parameter set is validated now (an
+   * invalid one fails the refresh, naming the key) and takes effect at the next
+   * RM start: the running core cannot adopt the containers it did not place.
+   */
+  @Override
+  public void reinitialize(Configuration configuration, RMContext context) throws IOException {
+    synchronized (coreLock) {
+      SojournConfig next;
+      try {
+        next = SojournConfig.read(configuration);
+      } catch (IllegalArgumentException e) {
+        throw new IOException(e.getMessage(), e);
+      }
+      QueueTree tree = QueueTree.build(next.queues, queues, configuration, this::getClusterResource);
+      SojournConfig cur = settings;
+      if (!next.policy.equals(cur.policy) || !next.params.equals(cur.params) || next.seed != cur.seed) {
+        try (Native probe = openCore(next, null)) {
+          LOG.warn("sojourn: policy settings changed ({} {} -> {} {}); they are valid and take "
+              + "effect when the ResourceManager restarts", cur.policy, cur.params, next.policy, next.params);
+        } catch (IllegalArgumentException e) {
+          throw new IOException(e.getMessage(), e);
+        }
+      }
+      this.queues = tree;
+      this.settings = next;
+      LOG.info("Sojourn scheduler reinitialized: queues {}, preemption grace {} ms",
+          tree.leafPaths(), next.graceMs);
+    }
+    super.reinitialize(configuration, context);
+  }
+
+  // ---- events ----------------------------------------------------------------------
+
+  @Override
+  public void handle(SchedulerEvent event) {
+    synchronized (coreLock) {
+      try {
+        dispatch(event);
+      } catch (RuntimeException e) {
+        // Never let a scheduling error kill the RM's dispatcher.
+        LOG.error("sojourn: error handling " + event.getType(), e);
+      }
+    }
+  }
+
+  private void dispatch(SchedulerEvent event) {
+    switch (event.getType()) {
+      case NODE_ADDED: {
+        NodeAddedSchedulerEvent e = (NodeAddedSchedulerEvent) event;
+        addNode(e.getAddedRMNode());
+        recoverContainersOnNode(e.getContainerReports(), e.getAddedRMNode());
+        flush(-1);
+        break;
+      }
+      case NODE_REMOVED:
+        removeNode(((NodeRemovedSchedulerEvent) event).getRemovedRMNode());
+        flush(-1);
+        break;
+      case NODE_RESOURCE_UPDATE: {
+        NodeResourceUpdateSchedulerEvent e = (NodeResourceUpdateSchedulerEvent) event;
+        updateNodeResource(e.getRMNode(), e.getResourceOption());
+        Integer id = nodeIds.get(e.getRMNode().getNodeID());
+        FiCaSchedulerNode n = nodeTracker.getNode(e.getRMNode().getNodeID());
+        if (id != null && n != null) {
+          pending.add(Protocol.nodeResourceUpdated(id, n.getTotalResource()));
+        }
+        flush(-1);
+        break;
+      }
+      case NODE_UPDATE:
+        nodeUpdate(((NodeUpdateSchedulerEvent) event).getRMNode());
+        break;
+      case APP_ADDED: {
+        AppAddedSchedulerEvent e = (AppAddedSchedulerEvent) event;
+        addApplication(e.getApplicationId(), e.getQueue(), e.getUser(), e.getIsAppRecovering());
+        break;
+      }
+      case APP_REMOVED: {
+        AppRemovedSchedulerEvent e = (AppRemovedSchedulerEvent) event;
+        doneApplication(e.getApplicationID(), e.getFinalState());
+        break;
+      }
+      case APP_ATTEMPT_ADDED: {
+        AppAttemptAddedSchedulerEvent e = (AppAttemptAddedSchedulerEvent) event;
+        addApplicationAttempt(e.getApplicationAttemptId(),
+            e.getTransferStateFromPreviousAttempt(), e.getIsAttemptRecovering());
+        flush(-1);
+        break;
+      }
+      case APP_ATTEMPT_REMOVED: {
+        AppAttemptRemovedSchedulerEvent e = (AppAttemptRemovedSchedulerEvent) event;
+        doneApplicationAttempt(e.getApplicationAttemptID(), e.getFinalAttemptState(),
+            e.getKeepContainersAcrossAppAttempts());
+        flush(-1);
+        break;
+      }
+      case CONTAINER_EXPIRED: {
+        ContainerId id = ((ContainerExpiredSchedulerEvent) event).getContainerId();
+        completedContainer(getRMContainer(id),
+            SchedulerUtils.createAbnormalContainerStatus(id, SchedulerUtils.EXPIRED_CONTAINER),
+            RMContainerEventType.EXPIRE);
+        flush(-1);
+        break;
+      }
+      case RELEASE_CONTAINER: {
+        RMContainer c = ((ReleaseContainerEvent) event).getContainer();
+        completedContainer(c, SchedulerUtils.createAbnormalContainerStatus(c.getContainerId(),
+            SchedulerUtils.RELEASED_CONTAINER), RMContainerEventType.RELEASED);
+        flush(-1);
+        break;
+      }
+      case MARK_CONTAINER_FOR_PREEMPTION: {
+        // From YARN itself (node overcommit): ask the AM; the kill comes as KILLABLE.
+        ContainerPreemptEvent e = (ContainerPreemptEvent) event;
+        SojournAppAttempt a = getApplicationAttempt(e.getAppId());
+        if (a != null) {
+          a.markContainerForPreemption(e.getContainer().getContainerId());
+        }
+        break;
+      }
+      case MARK_CONTAINER_FOR_KILLABLE:
+        killPreempted(((ContainerPreemptEvent) event).getContainer());
+        flush(-1);
+        break;
+      default:
+        LOG.debug("sojourn: ignoring scheduler event {}", event.getType());
+    }
+  }
+
+  private long now() {
+    return (System.nanoTime() - startNanos) / 1_000_000L;
+  }
+
+  // ---- nodes -----------------------------------------------------------------------
+
+  private void addNode(RMNode rmNode) {
+    NodeId nid = rmNode.getNodeID();
+    if (nodeIds.containsKey(nid)) {
+      removeNode(rmNode); // a reconnect: forget the old incarnation first
+    }
+    FiCaSchedulerNode node = new FiCaSchedulerNode(rmNode, usePortForNodeName);
+    nodeTracker.addNode(node);
+    int id = nextNode.getAndIncrement();
+    nodeIds.put(nid, id);
+    nodesById.put(id, nid);
+    nodesByHost.computeIfAbsent(node.getNodeName(), h -> new ConcurrentSkipListSet<>()).add(id);
+    pending.add(Protocol.nodeAdded(id, nid.toString(), rmNode.getRackName(), rmNode.getNodeLabels(),
+        rmNode.getTotalCapability()));
+    LOG.info("sojourn: added node {} (core {}), capacity {}, cluster {}", nid, id,
+        rmNode.getTotalCapability(), getClusterResource());
+    updateAvailable();
+  }
+
+  private void removeNode(RMNode rmNode) {
+    NodeId nid = rmNode.getNodeID();
+    FiCaSchedulerNode node = nodeTracker.getNode(nid);
+    if (node != null) {
+      for (RMContainer c : node.getCopiedListOfRunningContainers()) {
+        completedContainer(c, SchedulerUtils.createAbnormalContainerStatus(c.getContainerId(),
+            SchedulerUtils.LOST_CONTAINER), RMContainerEventType.KILL);
+      }
+      nodeTracker.removeNode(nid);
+    }
+    Integer id = nodeIds.remove(nid);
+    if (id != null) {
+      nodesById.remove(id);
+      if (node != null) {
+        Set<Integer> onHost = nodesByHost.get(node.getNodeName());
+        if (onHost != null) {
+          onHost.remove(id);
+        }
+      }
+      pending.add(Protocol.nodeRemoved(id));
+      LOG.info("sojourn: removed node {} (core {})", nid, id);
+    }
+    updateAvailable();
+  }
+
+  @Override
+  protected void nodeUpdate(RMNode nm) {
+    synchronized (coreLock) {
+      super.nodeUpdate(nm);
+      long now = now();
+      killExpired(now);
+      boolean ready = !rmContext.isWorkPreservingRecoveryEnabled()
+          || rmContext.isSchedulerReadyForAllocatingContainers();
+      Integer id = nodeIds.get(nm.getNodeID());
+      flush(ready && id != null && nodeTracker.getNode(nm.getNodeID()) != null ? id : -1);
+      updateAvailable();
+    }
+  }
+
+  // ---- applications ----------------------------------------------------------------
+
+  private void addApplication(ApplicationId appId, String queueName, String user, boolean recovering) {
+    QueueTree tree = queues;
+    SojournQueue q = tree.find(queueName);
+    String why = null;
+    if (q == null) {
+      why = "queue '" + queueName + "' does not exist (Sojourn's leaf queues: "
+          + String.join(", ", tree.leafPaths()) + ")";
+    } else if (!q.isLeaf()) {
+      why = "queue '" + queueName + "' is a parent queue; submit to one of its leaves ("
+          + String.join(", ", tree.leafPaths()) + ")";
+    } else if (!recovering && YarnConfiguration.isAclEnabled(conf)) {
+      UserGroupInformation ugi = UserGroupInformation.createRemoteUser(user);
+      if (!q.hasAccess(QueueACL.SUBMIT_APPLICATIONS, ugi) && !q.hasAccess(QueueACL.ADMINISTER_QUEUE, ugi)) {
+        why = "user " + user + " may not submit applications to queue " + q.getPath();
+      }
+    }
+    if (why != null) {
+      LOG.warn("sojourn: rejecting application {}: {}", appId, why);
+      rmContext.getDispatcher().getEventHandler().handle(
+          new RMAppEvent(appId, RMAppEventType.APP_REJECTED, "Sojourn: " + why));
+      return;
+    }
+    RMApp rmApp = rmContext.getRMApps().get(appId);
+    Priority prio = rmApp == null ? null : rmApp.getApplicationPriority();
+    boolean unmanaged = isUnmanaged(rmApp);
+    SchedulerApplication<SojournAppAttempt> app = Compat.newApplication(q, user, prio, unmanaged);
+    applications.put(appId, app);
+    q.addApp(appId);
+    Compat.submitApp(q.getMetrics(), user, unmanaged);
+    LOG.info("sojourn: accepted application {} of {} in queue {} ({} applications)", appId, user,
+        q.getPath(), applications.size());
+    if (!recovering) {
+      rmContext.getDispatcher().getEventHandler().handle(
+          new RMAppEvent(appId, RMAppEventType.APP_ACCEPTED));
+    }
+  }
+
+  private void addApplicationAttempt(ApplicationAttemptId attemptId, boolean transferState,
+      boolean recovering) {
+    SchedulerApplication<SojournAppAttempt> app = applications.get(attemptId.getApplicationId());
+    if (app == null) {
+      LOG.warn("sojourn: attempt {} of an unknown application", attemptId);
+      return;
+    }
+    SojournQueue q = (SojournQueue) app.getQueue();
+    int coreId = nextApp.getAndIncrement();
+    SojournAppAttempt attempt = new SojournAppAttempt(attemptId, app.getUser(), q,
+        q.getAbstractUsersManager(), rmContext, coreId);
+    if (transferState) {
+      attempt.transferStateFromPreviousAttempt(app.getCurrentAppAttempt());
+    }
+    app.setCurrentAppAttempt(attempt);
+    appsById.put(coreId, attempt);
+    RMApp rmApp = rmContext.getRMApps().get(attemptId.getApplicationId());
+    Compat.submitAppAttempt(q.getMetrics(), app.getUser(), isUnmanaged(rmApp));
+    int prio = rmApp != null && rmApp.getApplicationPriority() != null
+        ? rmApp.getApplicationPriority().getPriority() : 0;
+    pending.add(Protocol.appAdded(coreId, rmApp == null ? "" : rmApp.getName(), q.getPath(),
+        app.getUser(), prio));
+    LOG.info("sojourn: added attempt {} (core app {}) of {}", attemptId, coreId, app.getUser());
+    if (!recovering) {
+      rmContext.getDispatcher().getEventHandler().handle(
+          new RMAppAttemptEvent(attemptId, RMAppAttemptEventType.ATTEMPT_ADDED));
+    }
+  }
+
+  private static boolean isUnmanaged(RMApp app) {
+    return app != null && app.getApplicationSubmissionContext() != null
+        && app.getApplicationSubmissionContext().getUnmanagedAM();
+  }
+
+  private void doneApplication(ApplicationId appId, RMAppState finalState) {
+    SchedulerApplication<SojournAppAttempt> app = applications.get(appId);
+    if (app == null) {
+      LOG.warn("sojourn: unknown application {} finished", appId);
+      return;
+    }
+    SojournQueue q = (SojournQueue) app.getQueue();
+    q.getAbstractUsersManager().deactivateApplication(app.getUser(), appId);
+    app.stop(finalState);
+    applications.remove(appId);
+    q.removeApp(appId);
+  }
+
+  private void doneApplicationAttempt(ApplicationAttemptId attemptId, RMAppAttemptState finalState,
+      boolean keepContainers) {
+    SojournAppAttempt attempt = getApplicationAttempt(attemptId);
+    if (attempt == null || !attempt.getApplicationAttemptId().equals(attemptId)) {
+      LOG.warn("sojourn: unknown attempt {} finished", attemptId);
+      return;
+    }
+    for (RMContainer c : attempt.getLiveContainers()) {
+      if (keepContainers && c.getState() == RMContainerState.RUNNING) {
+        continue; // work-preserving AM restart keeps it
+      }
+      completedContainer(c, SchedulerUtils.createAbnormalContainerStatus(c.getContainerId(),
+          SchedulerUtils.COMPLETED_APPLICATION), RMContainerEventType.KILL);
+    }
+    attempt.stop(finalState);
+    appsById.remove(attempt.coreId());
+    dirtyAsks.remove(attemptId);
+    pending.add(Protocol.appRemoved(attempt.coreId()));
+  }
+
+  // ---- allocate(): record, never decide -----------------------------------------------
+
+  @Override
+  public Allocation allocate(ApplicationAttemptId attemptId, List<ResourceRequest> ask,
+      List<SchedulingRequest> schedulingRequests, List<ContainerId> release,
+      List<String> blacklistAdditions, List<String> blacklistRemovals,
+      ContainerUpdates updateRequests) {
+    SojournAppAttempt attempt = getApplicationAttempt(attemptId);
+    if (attempt == null || !attempt.getApplicationAttemptId().equals(attemptId)) {
+      LOG.error("sojourn: allocate from a removed or unknown attempt {}", attemptId);
+      return EMPTY_ALLOCATION;
+    }
+    normalizeResourceRequests(ask);
+    releaseContainers(release, attempt);
+    synchronized (attempt) {
+      if (attempt.isStopped()) {
+        return EMPTY_ALLOCATION;
+      }
+      if (!ask.isEmpty()) {
+        attempt.updateResourceRequests(ask);
+        // After the update, so a flush that misses this mark reads the new state.
+        Set<Integer> prios = new ConcurrentSkipListSet<>();
+        for (ResourceRequest r : ask) {
+          prios.add(r.getPriority().getPriority());
+        }
+        markDirty(attemptId, prios);
+      }
+      attempt.updateBlacklist(blacklistAdditions, blacklistRemovals);
+      // Containers placed since the last call, and any preemption request.
+      return attempt.getAllocation(rc, getClusterResource(), minimumAllocation);
+    }
+  }
+
+  private void markDirty(ApplicationAttemptId id, Set<Integer> prios) {
+    // compute() is atomic with the flush's remove(): no mark is lost.
+    dirtyAsks.compute(id, (k, v) -> {
+      Set<Integer> s = v == null ? new ConcurrentSkipListSet<>() : v;
+      s.addAll(prios);
+      return s;
+    });
+  }
+
+  // ---- entering the core --------------------------------------------------------------
+
+  /** Sends pending deltas, dirty asks and (if {@code heartbeatNode > 0}) a heartbeat. */
+  private void flush(int heartbeatNode) {
+    List<ObjectNode> batch = new ArrayList<>();
+    drainPending(batch);
+    collectAsks(batch);
+    if (heartbeatNode > 0) {
+      batch.add(Protocol.nodeHeartbeat(heartbeatNode));
+    }
+    send(batch, now());
+  }
+
+  private void drainPending(List<ObjectNode> batch) {
+    for (ObjectNode e; (e = pending.poll()) != null; ) {
+      batch.add(e);
+    }
+  }
+
+  /**
+   * Sends a batch, then the follow-ups of the decisions it brought
+   * (confirmations, rejections), round after round. Events that RPC threads
+   * queue meanwhile wait for the next entry, so the rounds end; follow-ups
+   * left after the last round go to the front of the queue, never lost (a lost
+   * rejection would leave the core's mirror holding a container YARN never made).
+   */
+  private void send(List<ObjectNode> batch, long now) {
+    for (int round = 0; round < MAX_ROUNDS && !batch.isEmpty(); round++) {
+      final String json = Protocol.encode(batch);
+      Protocol.Response r = callCore(() -> core.handle(now, json));
+      for (Protocol.EventError e : r.errors) {
+        LOG.warn("sojourn: the core refused {}: {}",
+            e.index >= 0 && e.index < batch.size() ? batch.get(e.index) : "an event", e.message);
+      }
+      nextTimeout = r.nextTimeout;
+      batch = apply(r.decisions, now);
+    }
+    for (int i = batch.size() - 1; i >= 0; i--) {
+      pending.addFirst(batch.get(i));
+    }
+  }
+
+  private interface CoreCall {
+    String run();
+  }
+
+  private Protocol.Response callCore(CoreCall c) {
+    if (core == null || !core.isOpen()) {
+      return Protocol.Response.EMPTY;
+    }
+    try {
+      // The response carries the native log lines of the call.
+      return Protocol.decode(c.run());
+    } catch (RuntimeException e) {
+      LOG.error("sojourn: native call failed", e);
+      Protocol.drainNativeLogs();
+      return Protocol.Response.EMPTY;
+    }
+  }
+
+  /** The timer thread: policy wake-ups, preemption kills, deltas from RPC threads. */
+  private void tick() {
+    synchronized (coreLock) {
+      try {
+        if (core == null || !core.isOpen()) {
+          return;
+        }
+        long now = now();
+        killExpired(now);
+        List<ObjectNode> batch = new ArrayList<>();
+        long t = nextTimeout;
+        if (t >= 0 && t <= now) {
+          Protocol.Response r = callCore(() -> core.handleTimeout(now));
+          nextTimeout = r.nextTimeout;
+          batch.addAll(apply(r.decisions, now));
+        }
+        drainPending(batch);
+        send(batch, now);
+      } catch (RuntimeException e) {
+        LOG.error("sojourn: timer tick failed", e);
+      }
+    }
+  }
+
+  /** Re-reads the dirty asks from YARN's AppSchedulingInfo into AsksUpdated events. */
+  private void collectAsks(List<ObjectNode> batch) {
+    for (ApplicationAttemptId id : new ArrayList<>(dirtyAsks.keySet())) {
+      Set<Integer> prios = dirtyAsks.remove(id);
+      SojournAppAttempt a = getApplicationAttempt(id);
+      if (prios == null || a == null || !a.getApplicationAttemptId().equals(id) || a.isStopped()
+          || appsById.get(a.coreId()) != a) {
+        continue;
+      }
+      ArrayNode asks = Protocol.array();
+      for (int p : prios) {
+        asks.add(askAt(a, p));
+      }
+      batch.add(Protocol.asksUpdated(a.coreId(), asks));
+    }
+  }
+
+  /** The core's Ask at one priority: ANY count, node and rack entries, summed over keys. */
+  private ObjectNode askAt(SojournAppAttempt a, int priority) {
+    int count = 0;
+    Resource cap = null;
+    boolean relax = true;
+    String label = null;
+    Map<Integer, Integer> byNode = new TreeMap<>();
+    Map<String, Integer> byRack = new TreeMap<>();
+    for (SchedulerRequestKey k : a.getSchedulerKeys()) {
+      if (k.getPriority().getPriority() != priority) {
+        continue;
+      }
+      PendingAsk any = a.getPendingAsk(k, ResourceRequest.ANY);
+      if (any.getCount() <= 0) {
+        continue;
+      }
+      count += any.getCount();
+      if (cap == null) {
+        cap = any.getPerAllocationResource();
+      }
+      AppPlacementAllocator<FiCaSchedulerNode> pa = a.getAppSchedulingInfo().getAppPlacementAllocator(k);
+      if (pa == null) {
+        continue;
+      }
+      for (Map.Entry<String, ResourceRequest> e : pa.getResourceRequests().entrySet()) {
+        ResourceRequest rr = e.getValue();
+        String name = e.getKey();
+        if (ResourceRequest.ANY.equals(name)) {
+          relax = rr.getRelaxLocality();
+          label = rr.getNodeLabelExpression();
+          continue;
+        }
+        int n = rr.getNumContainers();
+        if (n <= 0) {
+          continue;
+        }
+        Set<Integer> onHost = nodesByHost.get(name);
+        if (onHost != null && !onHost.isEmpty()) {
+          for (int id : onHost) {
+            byNode.merge(id, n, Integer::sum);
+          }
+        } else if (name.startsWith("/")) {
+          byRack.merge(name, n, Integer::sum);
+        }
+      }
+    }
+    ArrayNode loc = Protocol.array();
+    for (Map.Entry<Integer, Integer> e : byNode.entrySet()) {
+      loc.add(Protocol.nodeLocality(e.getKey(), e.getValue()));
+    }
+    for (Map.Entry<String, Integer> e : byRack.entrySet()) {
+      loc.add(Protocol.rackLocality(e.getKey(), e.getValue()));
+    }
+    return Protocol.ask(priority, cap == null ? Resources.none() : cap, count,
+        phaseOf(a, priority), loc, relax, label);
+  }
+
+  /** MapReduce's phases by request priority; the AM request before the AM runs. */
+  private String phaseOf(SojournAppAttempt a, int priority) {
+    RMApp app = rmContext.getRMApps().get(a.getApplicationId());
+    if (app == null) {
+      return "other";
+    }
+    RMAppAttempt current = app.getCurrentAppAttempt();
+    boolean unmanaged = app.getApplicationSubmissionContext() != null
+        && app.getApplicationSubmissionContext().getUnmanagedAM();
+    int amPriority = 0;
+    if (app.getAMResourceRequests() != null && !app.getAMResourceRequests().isEmpty()) {
+      amPriority = app.getAMResourceRequests().get(0).getPriority().getPriority();
+    }
+    if (!unmanaged && current != null && current.getMasterContainer() == null
+        && priority == amPriority) {
+      return "am";
+    }
+    if ("MAPREDUCE".equalsIgnoreCase(app.getApplicationType())) {
+      if (priority == 20 || priority == 5) {
+        return "map";
+      }
+      if (priority == 10) {
+        return "reduce";
+      }
+    }
+    return "other";
+  }
+
+  // ---- applying decisions ---------------------------------------------------------------
+
+  /** Applies decisions in order; returns the follow-up events (confirmations, rejections). */
+  private List<ObjectNode> apply(List<JsonNode> decisions, long now) {
+    List<ObjectNode> out = new ArrayList<>();
+    for (JsonNode d : decisions) {
+      String type = d.path("type").asText();
+      String why;
+      try {
+        switch (type) {
+          case "allocate":
+            why = applyAllocate(d, out);
+            break;
+          case "preempt":
+            why = applyPreempt(d, now);
+            break;
+          case "reserve":
+          case "unreserve":
+            // The core holds the node for the app; YARN needs no reserved container
+            // because nothing but the core places containers.
+            LOG.debug("sojourn: {}", d);
+            why = null;
+            break;
+          case "resume":
+            why = "YARN cannot resume a suspended container";
+            break;
+          default:
+            why = "unknown decision type '" + type + "'";
+        }
+      } catch (RuntimeException e) {
+        LOG.warn("sojourn: error applying " + d, e);
+        why = "error applying the decision: " + e;
+      }
+      if (why != null) {
+        rejections.incrementAndGet();
+        LOG.debug("sojourn: rejected {}: {}", d, why);
+        out.add(Protocol.rejected(d, why));
+      }
+    }
+    return out;
+  }
+
+  /** Returns null when applied, else why not. */
+  private String applyAllocate(JsonNode d, List<ObjectNode> out) {
+    long cid = d.path("container").asLong();
+    int appId = d.path("app").asInt();
+    int priority = d.path("priority").asInt();
+    int nodeNum = d.path("node").asInt();
+    JsonNode res = d.path("resources");
+    SojournAppAttempt a = appsById.get(appId);
+    if (a == null || a.isStopped()) {
+      return "application " + appId + " is gone";
+    }
+    NodeId nid = nodesById.get(nodeNum);
+    FiCaSchedulerNode node = nid == null ? null : nodeTracker.getNode(nid);
+    if (node == null) {
+      return "node " + nodeNum + " is gone";
+    }
+    SchedulerRequestKey key = null;
+    Resource cap = null;
+    for (SchedulerRequestKey k : a.getSchedulerKeys()) {
+      if (k.getPriority().getPriority() != priority) {
+        continue;
+      }
+      PendingAsk pa = a.getPendingAsk(k, ResourceRequest.ANY);
+      if (pa.getCount() > 0 && sameSize(pa.getPerAllocationResource(), res)) {
+        key = k;
+        cap = pa.getPerAllocationResource();
+        break;
+      }
+    }
+    if (key == null) {
+      return "YARN has no outstanding request of " + a.getApplicationAttemptId() + " at priority "
+          + priority + " for " + res;
+    }
+    if (!Resources.fitsIn(cap, node.getUnallocatedResource())) {
+      return cap + " does not fit on " + nid + " (unallocated " + node.getUnallocatedResource() + ")";
+    }
+    if (SchedulerAppUtils.isPlaceBlacklisted(a, node, LOG)) {
+      return nid + " is blacklisted for " + a.getApplicationAttemptId();
+    }
+    NodeType type = localityOf(a, key, node);
+    ContainerId id = BuilderUtils.newContainerId(a.getApplicationAttemptId(), a.getNewContainerId());
+    Container c = BuilderUtils.newContainer(id, nid, node.getRMNode().getHttpAddress(), cap,
+        key.getPriority(), null, key.getAllocationRequestId());
+    RMContainer rmc;
+    // Under the attempt's monitor (taken before its write lock, the order
+    // allocate() uses): the AM pulls new containers under the same monitor, so
+    // it cannot see, and release, this one before the node and the id maps
+    // know it.
+    synchronized (a) {
+      coreIdOf.put(id, cid);
+      rmc = a.allocate(type, node, key, c);
+      if (rmc == null) {
+        coreIdOf.remove(id);
+        return "the attempt stopped or withdrew its request meanwhile";
+      }
+      node.allocateContainer(rmc);
+      containers.put(cid, rmc);
+    }
+    allocations.incrementAndGet();
+    out.add(Protocol.containerStarted(cid));
+    LOG.debug("sojourn: allocated {} (core {}) on {} for {} at priority {}", id, cid, nid,
+        a.getApplicationAttemptId(), priority);
+    return null;
+  }
+
+  private static boolean sameSize(Resource r, JsonNode j) {
+    return r.getMemorySize() == j.path("memory_mb").asLong()
+        && r.getVirtualCores() == j.path("vcores").asInt()
+        && Protocol.gpus(r) == j.path("gpus").asLong(0);
+  }
+
+  /** NODE_LOCAL, RACK_LOCAL or OFF_SWITCH as YARN books it for this node. */
+  private static NodeType localityOf(SojournAppAttempt a, SchedulerRequestKey key, FiCaSchedulerNode node) {
+    boolean rack = a.getOutstandingAsksCount(key, node.getRackName()) > 0;
+    if (rack && a.getOutstandingAsksCount(key, node.getNodeName()) > 0) {
+      return NodeType.NODE_LOCAL;
+    }
+    return rack ? NodeType.RACK_LOCAL : NodeType.OFF_SWITCH;
+  }
+
+  private String applyPreempt(JsonNode d, long now) {
+    long cid = d.path("container").asLong();
+    String mode = d.path("mode").asText();
+    if (!"kill".equals(mode)) {
+      return "YARN cannot " + mode + " a container (no RM-level pause)";
+    }
+    RMContainer rmc = containers.get(cid);
+    if (rmc == null) {
+      return "container " + cid + " is gone";
+    }
+    SojournAppAttempt a = getCurrentAttemptForContainer(rmc.getContainerId());
+    if (a == null) {
+      return "the application of container " + cid + " is gone";
+    }
+    a.markContainerForPreemption(rmc.getContainerId());
+    killAt.put(rmc.getContainerId(), now + settings.graceMs);
+    LOG.info("sojourn: preempting {} of {}: the AM is asked now, the kill follows in {} ms",
+        rmc.getContainerId(), a.getApplicationAttemptId(), settings.graceMs);
+    if (settings.graceMs == 0) {
+      killExpired(now);
+    }
+    return null;
+  }
+
+  private void killExpired(long now) {
+    if (killAt.isEmpty()) {
+      return;
+    }
+    for (Map.Entry<ContainerId, Long> e : killAt.entrySet()) {
+      if (e.getValue() <= now && killAt.remove(e.getKey(), e.getValue())) {
+        RMContainer rmc = getRMContainer(e.getKey());
+        if (rmc != null) {
+          killPreempted(rmc);
+        }
+      }
+    }
+  }
+
+  private void killPreempted(RMContainer rmc) {
+    if (rmc == null || rmc.getState() == RMContainerState.COMPLETED
+        || rmc.getState() == RMContainerState.KILLED || rmc.getState() == RMContainerState.RELEASED) {
+      return;
+    }
+    SojournAppAttempt a = getCurrentAttemptForContainer(rmc.getContainerId());
+    if (a != null) {
+      QueueMetrics m = a.getQueue().getMetrics();
+      m.preemptContainer();
+      m.updatePreemptedResources(rmc.getAllocatedResource());
+    }
+    preemptionKills.incrementAndGet();
+    LOG.info("sojourn: killing preempted container {}", rmc.getContainerId());
+    completedContainer(rmc, SchedulerUtils.createPreemptedContainerStatus(rmc.getContainerId(),
+        SchedulerUtils.PREEMPTED_CONTAINER), RMContainerEventType.KILL);
+  }
+
+  // ---- completions ----------------------------------------------------------------------
+
+  @Override
+  public void completedContainer(RMContainer rmContainer, ContainerStatus status,
+      RMContainerEventType event) {
+    // A container killed before the AM pulled it gives its request back to
+    // YARN's books; re-send that ask so the core wants it again too.
+    boolean requestComesBack = rmContainer != null && rmContainer.getContainerRequest() != null;
+    super.completedContainer(rmContainer, status, event);
+    if (requestComesBack) {
+      Set<Integer> p = new ConcurrentSkipListSet<>();
+      p.add(rmContainer.getAllocatedSchedulerKey().getPriority().getPriority());
+      markDirty(rmContainer.getApplicationAttemptId(), p);
+    }
+  }
+
+  @Override
+  protected void completedContainerInternal(RMContainer rmContainer, ContainerStatus status,
+      RMContainerEventType event) {
+    Container container = rmContainer.getContainer();
+    ContainerId id = container.getId();
+    killAt.remove(id);
+    Long cid = coreIdOf.remove(id);
+    if (cid != null) {
+      containers.remove(cid);
+      pending.add(Protocol.containerCompleted(cid, outcomeOf(status, event)));
+    }
+    SojournAppAttempt attempt = getCurrentAttemptForContainer(id);
+    FiCaSchedulerNode node = nodeTracker.getNode(container.getNodeId());
+    if (attempt == null) {
+      LOG.info("sojourn: container {} of an unknown application completed ({})", id, event);
+      return;
+    }
+    attempt.containerCompleted(rmContainer, status, event, RMNodeLabelsManager.NO_LABEL);
+    if (node != null) {
+      node.releaseContainer(id, false);
+    }
+    LOG.debug("sojourn: {} released {} on {} ({})", attempt.getApplicationAttemptId(), id,
+        container.getNodeId(), event);
+  }
+
+  static String outcomeOf(ContainerStatus status, RMContainerEventType event) {
+    if (status != null && status.getExitStatus() == ContainerExitStatus.PREEMPTED) {
+      return "preempted";
+    }
+    switch (event) {
+      case RELEASED:
+        return "released";
+      case EXPIRE:
+        return "expired";
+      case FINISHED:
+        return "finished";
+      default:
+        if (status != null && SchedulerUtils.LOST_CONTAINER.equals(status.getDiagnostics())) {
+          return "lost";
+        }
+        return "killed";
+    }
+  }
+
+  @Override
+  public void killContainer(RMContainer container) {
+    LOG.info("sojourn: killing container {}", container.getContainerId());
+    completedContainer(container, SchedulerUtils.createKilledContainerStatus(
+        container.getContainerId(), "Killed by the ResourceManager"), RMContainerEventType.KILL);
+  }
+
+  // ---- headroom and metrics --------------------------------------------------------------
+
+  private void updateAvailable() {
+    QueueTree tree = queues;
+    if (tree == null) {
+      return;
+    }
+    Resource used = tree.root().getMetrics().getAllocatedResources();
+    Resource avail = Resources.componentwiseMax(
+        Resources.subtract(getClusterResource(), used), Resources.none());
+    for (SchedulerApplication<SojournAppAttempt> app : applications.values()) {
+      SojournAppAttempt a = app.getCurrentAppAttempt();
+      if (a != null) {
+        a.setHeadroom(avail);
+      }
+    }
+    for (SojournQueue q : tree.all()) {
+      q.getMetrics().setAvailableResourcesToQueue(avail);
+    }
+  }
+
+  // ---- the rest of YARN's contract ---------------------------------------------------------
+
+  @Override
+  public QueueInfo getQueueInfo(String queueName, boolean includeChildQueues, boolean recursive)
+      throws IOException {
+    QueueTree tree = queues;
+    SojournQueue q = queueName == null || queueName.isEmpty() ? tree.root() : tree.find(queueName);
+    if (q == null) {
+      throw new IOException("sojourn: unknown queue '" + queueName + "' (queues: "
+          + String.join(", ", tree.leafPaths()) + ")");
+    }
+    return q.getQueueInfo(includeChildQueues, recursive);
+  }
+
+  @Override
+  public List<QueueUserACLInfo> getQueueUserAclInfo() {
+    UserGroupInformation user = null;
+    try {
+      user = UserGroupInformation.getCurrentUser();
+    } catch (IOException e) {
+      LOG.debug("sojourn: no current user", e);
+    }
+    return queues.root().getQueueUserAclInfo(user);
+  }
+
+  @Override
+  public ResourceCalculator getResourceCalculator() {
+    return rc;
+  }
+
+  @Override
+  public int getNumClusterNodes() {
+    return nodeTracker.nodeCount();
+  }
+
+  @Override
+  public QueueMetrics getRootQueueMetrics() {
+    return queues.root().getMetrics();
+  }
+
+  @Override
+  public boolean checkAccess(UserGroupInformation callerUGI, QueueACL acl, String queueName) {
+    SojournQueue q = queues.find(queueName);
+    return q != null && q.hasAccess(acl, callerUGI);
+  }
+
+  @Override
+  public List<ApplicationAttemptId> getAppsInQueue(String queueName) {
+    SojournQueue q = queues.find(queueName);
+    if (q == null) {
+      return null;
+    }
+    List<ApplicationId> ids = new ArrayList<>();
+    q.collectApps(ids);
+    List<ApplicationAttemptId> out = new ArrayList<>(ids.size());
+    for (ApplicationId id : ids) {
+      SchedulerApplication<SojournAppAttempt> app = applications.get(id);
+      if (app != null && app.getCurrentAppAttempt() != null) {
+        out.add(app.getCurrentAppAttempt().getApplicationAttemptId());
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public void recover(RMState state) {
+    LOG.warn("sojourn: work-preserving recovery is not supported yet; recovered containers "
+        + "are not known to the policy");
+  }
+
+  // ---- for operators and tests --------------------------------------------------------------
+
+  /** The policy's and the mirror's state, plus the shim's counters, as JSON. */
+  public String describe() {
+    synchronized (coreLock) {
+      ObjectNode o = Protocol.JSON.createObjectNode();
+      try {
+        o.set("core", core != null && core.isOpen() ? Protocol.JSON.readTree(core.describe()) : null);
+      } catch (IOException e) {
+        o.put("core", "unreadable: " + e);
+      } finally {
+        Protocol.drainNativeLogs();
+      }
+      o.put("policy", activePolicy);
+      o.put("allocations", allocations.get());
+      o.put("rejections", rejections.get());
+      o.put("preemption_kills", preemptionKills.get());
+      o.put("pending_kills", killAt.size());
+      return o.toString();
+    }
+  }
+
+  /**
+   * Applies decisions as if the core had made them (JSON array), then sends
+   * the follow-ups. For tests of the shim's paths that no current policy
+   * exercises (kill preemption).
+   */
+  void applyForTest(String decisionsJson) throws IOException {
+    synchronized (coreLock) {
+      List<JsonNode> ds = new ArrayList<>();
+      for (JsonNode d : Protocol.JSON.readTree(decisionsJson)) {
+        ds.add(d);
+      }
+      long now = now();
+      List<ObjectNode> follow = apply(ds, now);
+      drainPending(follow);
+      send(follow, now);
+    }
+  }
+
+  /** The shim's container map (core id -> YARN container and state), for tests. */
+  String debugContainers() {
+    StringBuilder b = new StringBuilder();
+    for (Map.Entry<Long, RMContainer> e : new TreeMap<>(containers).entrySet()) {
+      b.append(e.getKey()).append('=').append(e.getValue().getContainerId()).append('/')
+          .append(e.getValue().getState()).append(' ');
+    }
+    return b.toString();
+  }
+
+  /** The core's id of a YARN container, or null. */
+  Long coreIdOf(ContainerId id) {
+    return coreIdOf.get(id);
+  }
+
+  public String getPolicyName() {
+    return activePolicy;
+  }
+
+  @Override
+  public String getPolicy() {
+    return activePolicy;
+  }
+
+  @Override
+  public String getState() {
+    return describe();
+  }
+
+  @Override
+  public String[] getLeafQueues() {
+    return queues.leafPaths().toArray(new String[0]);
+  }
+
+  @Override
+  public long getAllocations() {
+    return allocations.get();
+  }
+
+  @Override
+  public long getRejections() {
+    return rejections.get();
+  }
+
+  @Override
+  public long getPreemptionKills() {
+    return preemptionKills.get();
+  }
+
+  long rejectionCount() {
+    return rejections.get();
+  }
+
+  long allocationCount() {
+    return allocations.get();
+  }
+}

@@ -1,0 +1,124 @@
+package org.sojourn.yarn;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.File;
+import java.io.FileInputStream;
+import java.util.Collections;
+import java.util.TreeMap;
+import org.junit.Test;
+
+/** The native boundary itself: errors become exceptions, panics too, the JVM survives. */
+public class NativeTest {
+  private static final String SETUP = "["
+      + "{\"type\":\"node_added\",\"node\":1,\"name\":\"h1:1\",\"rack\":\"/r\","
+      + "\"capacity\":{\"memory_mb\":4096,\"vcores\":4}},"
+      + "{\"type\":\"app_added\",\"app\":1,\"queue\":\"root.default\",\"user\":\"u\"},"
+      + "{\"type\":\"asks_updated\",\"app\":1,\"asks\":[{\"priority\":1,"
+      + "\"capability\":{\"memory_mb\":1024,\"vcores\":1},\"count\":2}]},"
+      + "{\"type\":\"node_heartbeat\",\"node\":1}]";
+
+  @Test
+  public void aBatchComesBackAsDecisions() throws Exception {
+    try (Native n = Native.open("fifo", Collections.emptyMap(), "{\"seed\":1}", 3)) {
+      Protocol.Response r = Protocol.decode(n.handle(5, SETUP));
+      assertEquals(2, r.decisions.size());
+      assertEquals("allocate", r.decisions.get(0).path("type").asText());
+      assertTrue(r.errors.isEmpty());
+      JsonNode d = Protocol.JSON.readTree(n.describe());
+      assertEquals(2, d.path("cluster").path("containers").asInt());
+      assertEquals(-1, n.pollTimeout());
+    }
+  }
+
+  @Test
+  public void unknownPolicyIsAnIllegalArgumentNamingIt() {
+    try {
+      Native.open("fiffo", Collections.emptyMap(), "", 3).close();
+      fail("expected an exception");
+    } catch (IllegalArgumentException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("fiffo"));
+    }
+  }
+
+  @Test
+  public void unknownParameterIsAnIllegalArgumentNamingIt() {
+    TreeMap<String, String> p = new TreeMap<>();
+    p.put("quantum_ms", "10");
+    try {
+      Native.open("fifo", p, "", 3).close();
+      fail("expected an exception");
+    } catch (IllegalArgumentException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("quantum_ms"));
+    }
+  }
+
+  @Test
+  public void malformedEventsAreAnIllegalArgument() {
+    try (Native n = Native.open("fifo", Collections.emptyMap(), "", 3)) {
+      n.handle(0, "[{\"type\":\"warp_drive\"}]");
+      fail("expected an exception");
+    } catch (IllegalArgumentException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("bad input"));
+    }
+  }
+
+  @Test
+  public void aPanicBecomesAnIllegalStateAndTheJvmLives() {
+    Native.load();
+    try {
+      Native.nPanicForTest();
+      fail("expected an exception");
+    } catch (IllegalStateException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("deliberate panic"));
+    }
+    // the panic hook logged instead of printing to stderr
+    assertTrue(Native.drainLogs().contains("deliberate panic"));
+    try (Native n = Native.open("fifo", Collections.emptyMap(), "", 3)) {
+      assertTrue(n.isOpen());
+    }
+  }
+
+  @Test
+  public void aClosedHandleIsAnIllegalState() {
+    Native n = Native.open("fifo", Collections.emptyMap(), "", 3);
+    n.close();
+    n.close(); // idempotent on the Java side
+    assertFalse(n.isOpen());
+    try {
+      n.handle(0, "[]");
+      fail("expected an exception");
+    } catch (IllegalStateException e) {
+      assertTrue(e.getMessage().contains("closed"));
+    }
+    try {
+      Native.nHandle(123456789L, 0, "[]");
+      fail("expected an exception");
+    } catch (IllegalStateException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("not open"));
+    }
+  }
+
+  @Test
+  public void theCatalogListsFifo() {
+    assertTrue(SojournConfig.knownPolicies().contains("fifo"));
+  }
+
+  @Test
+  public void theJarCarriesTheLibraryForExtraction() throws Exception {
+    File f = Native.extract();
+    try (FileInputStream in = new FileInputStream(f)) {
+      byte[] magic = new byte[4];
+      assertEquals(4, in.read(magic));
+      assertEquals(0x7f, magic[0]);
+      assertEquals('E', magic[1]);
+      assertEquals('L', magic[2]);
+      assertEquals('F', magic[3]);
+    }
+    assertTrue(f.length() > 100_000);
+  }
+}

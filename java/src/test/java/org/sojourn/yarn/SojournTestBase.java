@@ -1,0 +1,114 @@
+package org.sojourn.yarn;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
+import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.junit.After;
+import org.junit.Before;
+
+/** A MockRM with Sojourn as its scheduler, and helpers the tests share. */
+public abstract class SojournTestBase {
+  static final int GB = 1024;
+
+  protected MockRM rm;
+
+  @Before
+  public void resetMetrics() {
+    QueueMetrics.clearQueueMetrics();
+    DefaultMetricsSystem.setMiniClusterMode(true);
+  }
+
+  @After
+  public void stopRm() {
+    if (rm != null) {
+      rm.stop();
+      rm = null;
+    }
+  }
+
+  static YarnConfiguration conf() {
+    YarnConfiguration conf = new YarnConfiguration();
+    conf.set(YarnConfiguration.RM_SCHEDULER, SojournScheduler.class.getName());
+    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
+    conf.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB, 8 * GB);
+    return conf;
+  }
+
+  MockRM start(YarnConfiguration conf) {
+    rm = new MockRM(conf);
+    rm.start();
+    return rm;
+  }
+
+  SojournScheduler scheduler() {
+    return (SojournScheduler) rm.getResourceScheduler();
+  }
+
+  /** The core's own view: {"core": {"cluster": ..., "stats": ...}, ...}. */
+  JsonNode describe() throws Exception {
+    return Protocol.JSON.readTree(scheduler().describe());
+  }
+
+  RMApp submit(int memory, String queue, String user) throws Exception {
+    return MockRMAppSubmitter.submit(rm,
+        MockRMAppSubmissionData.Builder.createWithMemory(memory, rm)
+            .withQueue(queue).withUser(user).withAppName("test-" + user).build());
+  }
+
+  RMApp submit(int memory) throws Exception {
+    return submit(memory, "default", "alice");
+  }
+
+  long usedMb(MockNM nm) {
+    return rm.getResourceScheduler().getNodeReport(nm.getNodeId()).getUsedResource().getMemorySize();
+  }
+
+  /** Asks, then heartbeats {@code nm} and pulls until {@code n} containers arrive. */
+  static List<Container> allocateAndWait(MockAM am, MockNM nm, int memory, int priority, int n)
+      throws Exception {
+    am.addRequests(new String[] {"*"}, memory, priority, n);
+    List<Container> got = new ArrayList<>(am.schedule().getAllocatedContainers());
+    for (int i = 0; i < 40 && got.size() < n; i++) {
+      nm.nodeHeartbeat(true);
+      got.addAll(am.schedule().getAllocatedContainers());
+      if (got.size() < n) {
+        Thread.sleep(50);
+      }
+    }
+    return got;
+  }
+
+  /** Pulls completed container statuses until {@code n} have come. */
+  static List<ContainerStatus> waitCompleted(MockAM am, int n) throws Exception {
+    List<ContainerStatus> out = new ArrayList<>();
+    for (int i = 0; i < 100 && out.size() < n; i++) {
+      AllocateResponse r = am.schedule();
+      out.addAll(r.getCompletedContainersStatuses());
+      if (out.size() < n) {
+        Thread.sleep(50);
+      }
+    }
+    return out;
+  }
+
+  static List<ContainerId> ids(List<Container> cs) {
+    List<ContainerId> ids = new ArrayList<>();
+    for (Container c : cs) {
+      ids.add(c.getId());
+    }
+    return ids;
+  }
+}

@@ -1,0 +1,143 @@
+package org.sojourn.yarn.bench;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
+
+/**
+ * The full RM: NODE_UPDATE cost and container allocations per second for one
+ * scheduler, inside a MockRM with N nodes and A apps each asking C containers.
+ * The timed phase hands NODE_UPDATE to the scheduler directly, node after node,
+ * until every ask is served; each call is timed. Prints figures.
+ *
+ * <pre>gradle rmbench -Prmbench.args="sojourn 1000 500 100"   (sojourn | capacity | capacity-multi | fair)</pre>
+ */
+public final class RmBench {
+  /** Containers the scheduler has placed on the nodes (YARN's own books). */
+  private static long containersOn(ResourceScheduler s, List<MockNM> nms) {
+    long n = 0;
+    for (MockNM nm : nms) {
+      n += s.getNodeReport(nm.getNodeId()).getNumContainers();
+    }
+    return n;
+  }
+
+  public static void main(String[] args) throws Exception {
+    String which = args.length > 0 ? args[0] : "sojourn";
+    int nodes = args.length > 1 ? Integer.parseInt(args[1]) : 1000;
+    int apps = args.length > 2 ? Integer.parseInt(args[2]) : 500;
+    int perApp = args.length > 3 ? Integer.parseInt(args[3]) : 100;
+
+    YarnConfiguration conf = new YarnConfiguration();
+    switch (which) {
+      case "sojourn":
+        conf.set(YarnConfiguration.RM_SCHEDULER, "org.sojourn.yarn.SojournScheduler");
+        break;
+      case "capacity":
+        conf.set(YarnConfiguration.RM_SCHEDULER,
+            "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler");
+        conf.setFloat("yarn.scheduler.capacity.maximum-am-resource-percent", 1.0f);
+        conf.setInt("yarn.scheduler.capacity.maximum-applications", 100000);
+        break;
+      case "capacity-multi":
+        // CapacityScheduler allowed to place many off-switch containers per heartbeat
+        conf.set(YarnConfiguration.RM_SCHEDULER,
+            "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler");
+        conf.setFloat("yarn.scheduler.capacity.maximum-am-resource-percent", 1.0f);
+        conf.setInt("yarn.scheduler.capacity.maximum-applications", 100000);
+        conf.setInt("yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments", 1000);
+        break;
+      case "fair":
+        conf.set(YarnConfiguration.RM_SCHEDULER,
+            "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler");
+        conf.setBoolean("yarn.scheduler.fair.assignmultiple", true);
+        conf.setInt("yarn.scheduler.fair.max.assign", -1);
+        break;
+      default:
+        throw new IllegalArgumentException("scheduler: sojourn | capacity | capacity-multi | fair");
+    }
+    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 1024);
+    QueueMetrics.clearQueueMetrics();
+    DefaultMetricsSystem.setMiniClusterMode(true);
+    MockRM rm = new MockRM(conf);
+    // MockRM turns the root logger to DEBUG; a benchmark wants quiet.
+    org.apache.log4j.LogManager.getRootLogger().setLevel(org.apache.log4j.Level.WARN);
+    rm.start();
+    try {
+      List<MockNM> nms = new ArrayList<>();
+      for (int i = 0; i < nodes; i++) {
+        nms.add(rm.registerNode("127.0." + (i / 250) + "." + (1 + i % 250) + ":1234", 64 * 1024, 64));
+      }
+      long s0 = System.nanoTime();
+      List<MockAM> ams = new ArrayList<>();
+      for (int a = 0; a < apps; a++) {
+        RMApp app = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
+            .createWithMemory(1024, rm).withAppName("bench-" + a).withUser("u" + (a % 20)).build());
+        MockAM am;
+        try {
+          am = MockRM.launchAndRegisterAM(app, rm, nms.get(a % nodes));
+        } catch (AssertionError e) {
+          throw new IllegalStateException("the AM of app " + a + " was not placed: " + e.getMessage(), e);
+        }
+        ams.add(am);
+      }
+      // Asks only once every AM runs, so setup heartbeats place none of them.
+      for (MockAM am : ams) {
+        am.allocate("*", 1024, perApp, new ArrayList<>());
+      }
+      rm.drainEvents();
+      double setup = (System.nanoTime() - s0) / 1e9;
+
+      ResourceScheduler s = rm.getResourceScheduler();
+      long before = containersOn(s, nms);
+      long target = before + (long) apps * perApp;
+      List<RMNode> rmNodes = new ArrayList<>();
+      for (MockNM nm : nms) {
+        NodeId id = nm.getNodeId();
+        rmNodes.add(rm.getRMContext().getRMNodes().get(id));
+      }
+      List<Long> lat = new ArrayList<>();
+      long t0 = System.nanoTime();
+      int rounds = 0;
+      while (containersOn(s, nms) < target && rounds < 50) {
+        for (RMNode n : rmNodes) {
+          long a = System.nanoTime();
+          s.handle(new NodeUpdateSchedulerEvent(n));
+          lat.add(System.nanoTime() - a);
+        }
+        rounds++;
+      }
+      double secs = (System.nanoTime() - t0) / 1e9;
+      long allocated = containersOn(s, nms) - before;
+      long[] l = new long[lat.size()];
+      for (int i = 0; i < l.length; i++) {
+        l[i] = lat.get(i);
+      }
+      Arrays.sort(l);
+      System.out.printf("rm %s: %d nodes, %d apps x %d containers (setup %.1f s)%n", which, nodes, apps,
+          perApp, setup);
+      System.out.printf("  allocated %d in %.2f s over %d NODE_UPDATEs (%d rounds): %.0f allocations/s%n",
+          allocated, secs, l.length, rounds, allocated / secs);
+      if (s instanceof org.sojourn.yarn.SojournScheduler && allocated < (long) apps * perApp) {
+        System.out.println("  state: " + ((org.sojourn.yarn.SojournScheduler) s).describe());
+      }
+      System.out.printf("  NODE_UPDATE: p50 %.1f us, p99 %.1f us, max %.1f us%n", l[l.length / 2] / 1e3,
+          l[(int) (l.length * 0.99)] / 1e3, l[l.length - 1] / 1e3);
+    } finally {
+      rm.stop();
+    }
+  }
+}

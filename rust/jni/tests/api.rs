@@ -1,0 +1,160 @@
+//! The bridge's safe API, exercised without a JVM.
+
+use sojourn_core::{Decision, Record};
+use sojourn_jni::api;
+use sojourn_jni::error::BridgeError;
+
+fn open(policy: &str, kv: &[(&str, &str)], settings: &str) -> Result<u64, BridgeError> {
+    let keys = kv.iter().map(|(k, _)| k.to_string()).collect();
+    let values = kv.iter().map(|(_, v)| v.to_string()).collect();
+    api::create(policy, keys, values, settings, 3)
+}
+
+const SETUP: &str = r#"[
+  {"type":"node_added","node":1,"name":"h1:1234","rack":"/default-rack","capacity":{"memory_mb":8192,"vcores":8}},
+  {"type":"app_added","app":1,"queue":"root.default","user":"alice"},
+  {"type":"asks_updated","app":1,"asks":[{"priority":0,"capability":{"memory_mb":2048,"vcores":1},"count":3,"phase":"am"}]},
+  {"type":"node_heartbeat","node":1}
+]"#;
+
+fn response(json: &str) -> serde_json::Value {
+    serde_json::from_str(json).unwrap()
+}
+
+#[test]
+fn unknown_policy_is_a_config_error_naming_it() {
+    let e = open("fiffo", &[], "").unwrap_err();
+    assert!(matches!(e, BridgeError::Config(_)), "{e:?}");
+    assert!(e.to_string().contains("fiffo") && e.to_string().contains("fifo"), "{e}");
+    assert_eq!(e.java_class(), "java/lang/IllegalArgumentException");
+}
+
+#[test]
+fn unknown_parameter_is_a_config_error_naming_it() {
+    let e = open("fifo", &[("quantum_ms", "5")], "").unwrap_err();
+    assert!(matches!(e, BridgeError::Config(_)) && e.to_string().contains("quantum_ms"), "{e}");
+}
+
+#[test]
+fn unknown_setting_is_a_config_error() {
+    let e = open("fifo", &[], r#"{"sed": 3}"#).unwrap_err();
+    assert!(matches!(e, BridgeError::Config(_)) && e.to_string().contains("sed"), "{e}");
+}
+
+#[test]
+fn a_heartbeat_allocates_and_logs_come_back() {
+    let h = open("fifo", &[], r#"{"seed": 7}"#).unwrap();
+    let created = api::drain_logs();
+    assert!(created.contains("policy fifo"), "{created}");
+    let r = response(&api::handle(h, 10, SETUP).unwrap());
+    let decisions: Vec<Decision> = serde_json::from_value(r["decisions"].clone()).unwrap();
+    assert_eq!(decisions.len(), 3, "{r}");
+    assert!(decisions.iter().all(|d| matches!(d, Decision::Allocate { .. })));
+    assert_eq!(r["errors"].as_array().unwrap().len(), 0);
+    let d = response(&api::describe(h).unwrap());
+    assert_eq!(d["cluster"]["containers"], 3);
+    assert_eq!(d["stats"]["allocations"], 3);
+    api::close(h).unwrap();
+}
+
+#[test]
+fn a_bad_event_is_reported_by_index_and_the_rest_applies() {
+    let h = open("fifo", &[], "").unwrap();
+    let batch = r#"[
+      {"type":"node_heartbeat","node":9},
+      {"type":"node_added","node":1,"name":"h1","rack":"/r","capacity":{"memory_mb":1024,"vcores":1}}
+    ]"#;
+    let r = response(&api::handle(h, 0, batch).unwrap());
+    let errors = r["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0]["index"], 0);
+    assert!(errors[0]["message"].as_str().unwrap().contains("node#9"));
+    assert_eq!(response(&api::describe(h).unwrap())["cluster"]["nodes"], 1);
+    api::close(h).unwrap();
+}
+
+#[test]
+fn malformed_json_is_bad_input_and_changes_nothing() {
+    let h = open("fifo", &[], "").unwrap();
+    let e = api::handle(h, 0, r#"[{"type":"node_teleported"}]"#).unwrap_err();
+    assert!(matches!(e, BridgeError::BadInput(_)), "{e:?}");
+    assert_eq!(response(&api::describe(h).unwrap())["stats"]["events"], 0);
+    api::close(h).unwrap();
+}
+
+#[test]
+fn a_closed_handle_is_an_error_not_a_crash() {
+    let h = open("fifo", &[], "").unwrap();
+    api::close(h).unwrap();
+    assert!(matches!(api::close(h), Err(BridgeError::Closed(_))));
+    assert!(matches!(api::handle(h, 0, "[]"), Err(BridgeError::Closed(_))));
+    assert!(matches!(api::poll_timeout(999_999), Err(BridgeError::Closed(_))));
+}
+
+#[test]
+fn a_rejection_rolls_the_mirror_back() {
+    let h = open("fifo", &[], "").unwrap();
+    let r = response(&api::handle(h, 0, SETUP).unwrap());
+    let first = r["decisions"][0].clone();
+    let batch = serde_json::json!([{"type": "rejected", "decision": first, "reason": "node full in YARN"}]);
+    let r = response(&api::handle(h, 1, &batch.to_string()).unwrap());
+    assert_eq!(r["errors"].as_array().unwrap().len(), 0, "{r}");
+    let d = response(&api::describe(h).unwrap());
+    assert_eq!(d["cluster"]["containers"], 2);
+    assert_eq!(d["cluster"]["pending_containers"], 1);
+    assert_eq!(d["stats"]["rejections"], 1);
+    api::close(h).unwrap();
+}
+
+#[test]
+fn the_flight_recorder_writes_one_record_per_event() {
+    let path = std::env::temp_dir().join(format!("sojourn-jni-rec-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let settings = serde_json::json!({ "record": path.to_str().unwrap() }).to_string();
+    let h = open("fifo", &[], &settings).unwrap();
+    api::handle(h, 5, SETUP).unwrap();
+    api::handle_timeout(h, 6).unwrap();
+    api::close(h).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let records: Vec<Record> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(records.len(), 5);
+    assert!(records[..4].iter().all(|r| r.now.0 == 5 && r.event.is_some()));
+    assert!(records[4].event.is_none() && records[4].now.0 == 6);
+    for ext in ["", ".decisions", ".meta"] {
+        let _ = std::fs::remove_file(format!("{}{ext}", path.display()));
+    }
+}
+
+#[test]
+fn the_catalog_lists_fifo() {
+    let c: serde_json::Value = serde_json::from_str(&api::catalog()).unwrap();
+    assert!(c.as_array().unwrap().iter().any(|p| p["name"] == "fifo"), "{c}");
+}
+
+#[test]
+fn a_recording_replays_to_identical_decisions() {
+    let path = std::env::temp_dir().join(format!("sojourn-jni-replay-{}.jsonl", std::process::id()));
+    let dpath = format!("{}.decisions", path.display());
+    let mpath = format!("{}.meta", path.display());
+    let _ = std::fs::remove_file(&path);
+    let _ = std::fs::remove_file(&dpath);
+    let settings = serde_json::json!({ "seed": 3, "record": path.to_str().unwrap() }).to_string();
+    let h = open("fifo", &[], &settings).unwrap();
+    let r = response(&api::handle(h, 5, SETUP).unwrap());
+    let first = r["decisions"][0].clone();
+    let batch = serde_json::json!([
+        {"type": "rejected", "decision": first, "reason": "test"},
+        {"type": "node_heartbeat", "node": 1}
+    ]);
+    api::handle(h, 9, &batch.to_string()).unwrap();
+    api::close(h).unwrap();
+    let out = api::replay_file(path.to_str().unwrap()).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["identical"], true, "{v}");
+    assert_eq!(v["decisions"], 4, "{v}");
+    let meta: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&mpath).unwrap()).unwrap();
+    assert_eq!(meta["seed"], 3);
+    for f in [path.to_str().unwrap(), &dpath, &mpath] {
+        let _ = std::fs::remove_file(f);
+    }
+}
