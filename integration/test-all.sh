@@ -41,11 +41,25 @@ if grep -qE '^test result: FAILED|^error' /tmp/sojourn-cargo-test.log || ! grep 
   exit 1
 fi
 
+step "the YARN shim: MockRM tests and MapReduce sleep jobs on a MiniYARNCluster (Hadoop jars from Maven Central)"
+have java || apt_install openjdk-17-jdk-headless
+have gradle || apt_install gradle
+gradle test --no-daemon -q -PwithMiniCluster -PcargoTargetDir="${CARGO_TARGET_DIR:-$root/target}" 2>&1 \
+  | tee /tmp/sojourn-gradle-test.log | grep -E '^junit:|FAILED|BUILD' || true
+if ! grep -qE '^junit: [0-9]+ passed, 0 failed' /tmp/sojourn-gradle-test.log; then
+  echo "gradle test failed" >&2
+  tail -60 /tmp/sojourn-gradle-test.log >&2
+  exit 1
+fi
+
 step "main job smoke: sojourn compare on a shipped workload"
 cargo run -q --release -p sojourn-sim --bin sojourn -- compare --out /tmp/sojourn-ci-compare >/tmp/sojourn-ci-compare.txt
 tail -5 /tmp/sojourn-ci-compare.txt
 
 passed=$(grep -oE 'test result: ok\. [0-9]+ passed' /tmp/sojourn-cargo-test.log | awk '{s+=$4} END {print s+0}')
 failed=$(grep -oE '[0-9]+ failed' /tmp/sojourn-cargo-test.log | awk '{s+=$1} END {print s+0}')
+jpassed=$(grep -oE '^junit: [0-9]+ passed' /tmp/sojourn-gradle-test.log | awk '{print $2}')
 echo
 echo "rust: ${passed} passed, ${failed} failed"
+echo "java: ${jpassed:-0} passed, 0 failed"
+echo "total: $((passed + ${jpassed:-0})) passed, ${failed} failed"
