@@ -36,7 +36,7 @@ pub struct Node {
     /// What the node's containers hold: running ones all their resources,
     /// suspended ones [`Resources::held_while_suspended`].
     pub allocated: Resources,
-    pub containers: BTreeSet<ContainerId>,
+    pub containers: ContainerSet,
     /// A reservation for a large ask: (app, priority, resources).
     pub reservation: Option<(AppId, Priority, Resources)>,
 }
@@ -51,6 +51,100 @@ impl Node {
             None | Some("") => self.labels.is_empty(),
             Some(l) => self.labels.iter().any(|x| x == l),
         }
+    }
+}
+
+/// The containers on one node, in id order: a sorted vector, as a node holds
+/// few containers and new ids are the largest (insertion is a push).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ContainerSet(Vec<ContainerId>);
+
+impl ContainerSet {
+    pub fn iter(&self) -> std::slice::Iter<'_, ContainerId> {
+        self.0.iter()
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    pub fn contains(&self, id: &ContainerId) -> bool {
+        self.0.binary_search(id).is_ok()
+    }
+    fn insert(&mut self, id: ContainerId) {
+        match self.0.last() {
+            Some(last) if *last >= id => {
+                if let Err(i) = self.0.binary_search(&id) {
+                    self.0.insert(i, id);
+                }
+            }
+            _ => self.0.push(id),
+        }
+    }
+    fn remove(&mut self, id: &ContainerId) {
+        if let Ok(i) = self.0.binary_search(id) {
+            self.0.remove(i);
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a ContainerSet {
+    type Item = &'a ContainerId;
+    type IntoIter = std::slice::Iter<'a, ContainerId>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+/// Node ids in id order, as a bitset (a node gains and loses free space on
+/// nearly every allocation and completion).
+#[derive(Clone, Debug, Default)]
+struct NodeBits {
+    words: Vec<u64>,
+    count: usize,
+}
+
+impl NodeBits {
+    fn set(&mut self, id: NodeId, on: bool) {
+        let (w, b) = (id.0 as usize / 64, id.0 % 64);
+        if w >= self.words.len() {
+            if !on {
+                return;
+            }
+            self.words.resize(w + 1, 0);
+        }
+        let was = self.words[w] >> b & 1 == 1;
+        if was != on {
+            self.words[w] ^= 1 << b;
+            if on {
+                self.count += 1;
+            } else {
+                self.count -= 1;
+            }
+        }
+    }
+    fn iter(&self) -> impl Iterator<Item = NodeId> + '_ {
+        let mut left = self.count;
+        self.words
+            .iter()
+            .enumerate()
+            .take_while(move |(_, w)| {
+                let go = left > 0;
+                left = left.saturating_sub(w.count_ones() as usize);
+                go
+            })
+            .flat_map(|(i, &w)| {
+                let mut w = w;
+                std::iter::from_fn(move || {
+                    if w == 0 {
+                        return None;
+                    }
+                    let b = w.trailing_zeros();
+                    w &= w - 1;
+                    Some(NodeId(i as u32 * 64 + b))
+                })
+            })
     }
 }
 
@@ -142,18 +236,25 @@ impl App {
     }
 }
 
-/// The cluster as the core sees it.
+/// The cluster as the core sees it. Nodes and apps live in dense slabs
+/// indexed by their ids (drivers number them from a counter); a removed app
+/// costs one empty box slot. Containers live in a slab whose slots are
+/// reused, found through an ordered index by id.
 #[derive(Clone, Debug, Default)]
 pub struct Cluster {
-    nodes: BTreeMap<NodeId, Node>,
-    apps: BTreeMap<AppId, App>,
-    containers: BTreeMap<ContainerId, Container>,
+    nodes: Vec<Option<Node>>,
+    node_count: usize,
+    apps: Vec<Option<Box<App>>>,
+    app_count: usize,
+    containers: Vec<Option<Container>>,
+    free_slots: Vec<u32>,
+    container_index: BTreeMap<ContainerId, u32>,
     racks: Vec<String>,
     total: Resources,
     allocated: Resources,
     pending_containers: u64,
     /// Nodes with any memory and vcores left.
-    nodes_with_space: BTreeSet<NodeId>,
+    nodes_with_space: NodeBits,
     next_container: u64,
     max_allocation: Option<Resources>,
 }
@@ -170,25 +271,43 @@ impl Cluster {
     // ---- read-only view ----------------------------------------------------
 
     pub fn node(&self, id: NodeId) -> Option<&Node> {
-        self.nodes.get(&id)
+        self.nodes.get(id.0 as usize)?.as_ref()
     }
     pub fn nodes(&self) -> impl Iterator<Item = &Node> {
-        self.nodes.values()
+        self.nodes.iter().filter_map(|n| n.as_ref())
     }
     pub fn node_count(&self) -> usize {
-        self.nodes.len()
+        self.node_count
     }
     pub fn app(&self, id: AppId) -> Option<&App> {
-        self.apps.get(&id)
+        self.apps.get(id.0 as usize)?.as_deref()
     }
     pub fn apps(&self) -> impl Iterator<Item = &App> {
-        self.apps.values()
+        self.apps.iter().filter_map(|a| a.as_deref())
     }
     pub fn container(&self, id: ContainerId) -> Option<&Container> {
-        self.containers.get(&id)
+        let slot = *self.container_index.get(&id)?;
+        self.containers[slot as usize].as_ref()
     }
     pub fn containers(&self) -> impl Iterator<Item = &Container> {
-        self.containers.values()
+        self.container_index.values().filter_map(|s| self.containers[*s as usize].as_ref())
+    }
+
+    fn node_mut(&mut self, id: NodeId) -> Option<&mut Node> {
+        self.nodes.get_mut(id.0 as usize)?.as_mut()
+    }
+    fn app_mut(&mut self, id: AppId) -> Option<&mut App> {
+        self.apps.get_mut(id.0 as usize)?.as_deref_mut()
+    }
+    fn container_mut(&mut self, id: ContainerId) -> Option<&mut Container> {
+        let slot = *self.container_index.get(&id)?;
+        self.containers[slot as usize].as_mut()
+    }
+    /// Takes a container out of the slab and the index.
+    fn take_container(&mut self, id: ContainerId) -> Option<Container> {
+        let slot = self.container_index.remove(&id)?;
+        self.free_slots.push(slot);
+        self.containers[slot as usize].take()
     }
     pub fn rack_name(&self, rack: RackId) -> &str {
         self.racks.get(rack as usize).map_or("", |s| s.as_str())
@@ -207,15 +326,15 @@ impl Cluster {
     }
     /// Nodes with some memory and vcores free, in id order.
     pub fn nodes_with_space(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.nodes_with_space.iter().copied()
+        self.nodes_with_space.iter()
     }
 
     /// Whether `app`'s ask at `priority` could be placed on `node` right now
     /// (outstanding, fits, label and strict locality respected). Cheap: the
     /// refusal is a plain value, formatted only when it becomes an error.
     pub fn can_allocate(&self, app: AppId, priority: Priority, node: NodeId) -> std::result::Result<(), Refusal> {
-        let a = self.apps.get(&app).ok_or(Refusal::UnknownApp)?;
-        let n = self.nodes.get(&node).ok_or(Refusal::UnknownNode)?;
+        let a = self.app(app).ok_or(Refusal::UnknownApp)?;
+        let n = self.node(node).ok_or(Refusal::UnknownNode)?;
         let ask = a.asks.get(&priority).filter(|s| s.outstanding > 0).ok_or(Refusal::NoAsk)?;
         if !ask.ask.capability.fits_in(&n.available()) {
             return Err(Refusal::DoesNotFit);
@@ -242,7 +361,7 @@ impl Cluster {
             Refusal::NoAsk => CoreError::InvalidDecision(format!("{app} has no outstanding ask at {priority}")),
             Refusal::DoesNotFit => CoreError::InvalidDecision(format!(
                 "the ask of {app} at {priority} does not fit on {node} (available {})",
-                self.nodes.get(&node).map(|n| n.available()).unwrap_or_default()
+                self.node(node).map(|n| n.available()).unwrap_or_default()
             )),
             Refusal::Reserved => CoreError::InvalidDecision(format!("{node} is reserved for another application")),
             Refusal::Partition => CoreError::InvalidDecision(format!("{node} is not in the partition {app} asks for")),
@@ -270,7 +389,7 @@ impl Cluster {
     // ---- deltas from the driver ---------------------------------------------
 
     pub fn add_node(&mut self, spec: NodeSpec) -> Result<()> {
-        if self.nodes.contains_key(&spec.node) {
+        if self.node(spec.node).is_some() {
             return Err(CoreError::DuplicateNode(spec.node));
         }
         if spec.capacity.is_zero() {
@@ -284,19 +403,21 @@ impl Cluster {
             }
         };
         self.total += spec.capacity;
-        self.nodes.insert(
-            spec.node,
-            Node {
-                id: spec.node,
-                name: spec.name,
-                rack,
-                labels: spec.labels,
-                capacity: spec.capacity,
-                allocated: Resources::ZERO,
-                containers: BTreeSet::new(),
-                reservation: None,
-            },
-        );
+        let i = spec.node.0 as usize;
+        if i >= self.nodes.len() {
+            self.nodes.resize_with(i + 1, || None);
+        }
+        self.node_count += 1;
+        self.nodes[i] = Some(Node {
+            id: spec.node,
+            name: spec.name,
+            rack,
+            labels: spec.labels,
+            capacity: spec.capacity,
+            allocated: Resources::ZERO,
+            containers: ContainerSet::default(),
+            reservation: None,
+        });
         self.refresh_space(spec.node);
         Ok(())
     }
@@ -305,20 +426,21 @@ impl Cluster {
     /// the lost containers.
     pub fn remove_node(&mut self, node: NodeId, now: Time) -> Result<Vec<Container>> {
         let ids: Vec<ContainerId> =
-            self.nodes.get(&node).ok_or(CoreError::UnknownNode(node))?.containers.iter().copied().collect();
+            self.node(node).ok_or(CoreError::UnknownNode(node))?.containers.iter().copied().collect();
         let mut lost = Vec::with_capacity(ids.len());
         for c in ids {
             lost.push(self.complete(c, Outcome::Lost, now)?);
         }
-        if let Some(n) = self.nodes.remove(&node) {
+        if let Some(n) = self.nodes.get_mut(node.0 as usize).and_then(|n| n.take()) {
+            self.node_count -= 1;
             self.total = self.total.saturating_sub(&n.capacity);
         }
-        self.nodes_with_space.remove(&node);
+        self.nodes_with_space.set(node, false);
         Ok(lost)
     }
 
     pub fn update_node_capacity(&mut self, node: NodeId, capacity: Resources) -> Result<()> {
-        let n = self.nodes.get_mut(&node).ok_or(CoreError::UnknownNode(node))?;
+        let n = self.nodes.get_mut(node.0 as usize).and_then(|n| n.as_mut()).ok_or(CoreError::UnknownNode(node))?;
         self.total = self.total.saturating_sub(&n.capacity) + capacity;
         n.capacity = capacity;
         self.refresh_space(node);
@@ -326,42 +448,45 @@ impl Cluster {
     }
 
     pub fn add_app(&mut self, spec: AppSpec, now: Time) -> Result<()> {
-        if self.apps.contains_key(&spec.app) {
+        if self.app(spec.app).is_some() {
             return Err(CoreError::DuplicateApp(spec.app));
         }
         if spec.queue.trim().is_empty() {
             return Err(CoreError::BadEvent(format!("{} has an empty queue name", spec.app)));
         }
-        self.apps.insert(
-            spec.app,
-            App {
-                spec,
-                submit: now,
-                asks: BTreeMap::new(),
-                containers: BTreeSet::new(),
-                allocated: Resources::ZERO,
-                pending: Resources::ZERO,
-                pending_containers: 0,
-                attained_done_ms: 0,
-                completed: BTreeMap::new(),
-                reserved_nodes: BTreeSet::new(),
-            },
-        );
+        let i = spec.app.0 as usize;
+        if i >= self.apps.len() {
+            self.apps.resize_with(i + 1, || None);
+        }
+        self.app_count += 1;
+        self.apps[i] = Some(Box::new(App {
+            spec,
+            submit: now,
+            asks: BTreeMap::new(),
+            containers: BTreeSet::new(),
+            allocated: Resources::ZERO,
+            pending: Resources::ZERO,
+            pending_containers: 0,
+            attained_done_ms: 0,
+            completed: BTreeMap::new(),
+            reserved_nodes: BTreeSet::new(),
+        }));
         Ok(())
     }
 
     /// Removes an app; containers it still has are removed as killed.
     pub fn remove_app(&mut self, app: AppId, now: Time) -> Result<Vec<Container>> {
         let ids: Vec<ContainerId> =
-            self.apps.get(&app).ok_or(CoreError::UnknownApp(app))?.containers.iter().copied().collect();
+            self.app(app).ok_or(CoreError::UnknownApp(app))?.containers.iter().copied().collect();
         let mut killed = Vec::with_capacity(ids.len());
         for c in ids {
             killed.push(self.complete(c, Outcome::Killed, now)?);
         }
-        let a = self.apps.remove(&app).ok_or(CoreError::UnknownApp(app))?;
+        let a = self.apps.get_mut(app.0 as usize).and_then(|a| a.take()).ok_or(CoreError::UnknownApp(app))?;
+        self.app_count -= 1;
         self.pending_containers -= a.pending_containers;
         for node in &a.reserved_nodes {
-            if let Some(n) = self.nodes.get_mut(node) {
+            if let Some(n) = self.node_mut(*node) {
                 if matches!(n.reservation, Some((holder, _, _)) if holder == app) {
                     n.reservation = None;
                 }
@@ -373,7 +498,7 @@ impl Cluster {
     /// Replaces the app's asks at the priorities given.
     pub fn update_asks(&mut self, app: AppId, asks: Vec<Ask>) -> Result<()> {
         let max = self.max_allocation;
-        let a = self.apps.get_mut(&app).ok_or(CoreError::UnknownApp(app))?;
+        let a = self.apps.get_mut(app.0 as usize).and_then(|a| a.as_deref_mut()).ok_or(CoreError::UnknownApp(app))?;
         for ask in &asks {
             let what = || format!("ask of {app} at {}", ask.priority);
             if ask.count > 0 && ask.capability.memory_mb == 0 && ask.capability.vcores == 0 {
@@ -416,9 +541,8 @@ impl Cluster {
         now: Time,
     ) -> Result<(ContainerId, Resources)> {
         self.can_allocate(app, priority, node).map_err(|r| self.refusal_error(r, app, priority, node))?;
-        let rack = self.nodes[&node].rack;
-        let rack_name = self.rack_name(rack).to_string();
-        let a = self.apps.get_mut(&app).ok_or(CoreError::UnknownApp(app))?;
+        let n = self.nodes.get_mut(node.0 as usize).and_then(|n| n.as_mut()).ok_or(CoreError::UnknownNode(node))?;
+        let a = self.apps.get_mut(app.0 as usize).and_then(|a| a.as_deref_mut()).ok_or(CoreError::UnknownApp(app))?;
         let st = a.asks.get_mut(&priority).ok_or(CoreError::UnknownApp(app))?;
         let resources = st.ask.capability;
         let phase = st.ask.phase;
@@ -426,19 +550,24 @@ impl Cluster {
         // Consume one node-local entry, else one rack-local entry (YARN's
         // AppSchedulingInfo decrements the entry the allocation served).
         let mut consumed = Vec::new();
-        let mut hit = st.ask.locality.iter().position(|l| matches!(l, Locality::Node(n, c) if *n == node && *c > 0));
-        if hit.is_none() {
-            hit = st.ask.locality.iter().position(|l| matches!(l, Locality::Rack(r, c) if *r == rack_name && *c > 0));
-        }
-        if let Some(i) = hit {
-            match &mut st.ask.locality[i] {
-                Locality::Node(n, c) => {
-                    *c -= 1;
-                    consumed.push(Locality::Node(*n, 1));
-                }
-                Locality::Rack(r, c) => {
-                    *c -= 1;
-                    consumed.push(Locality::Rack(r.clone(), 1));
+        if !st.ask.locality.is_empty() {
+            let rack_name = self.racks.get(n.rack as usize).map_or("", |s| s.as_str());
+            let mut hit =
+                st.ask.locality.iter().position(|l| matches!(l, Locality::Node(n, c) if *n == node && *c > 0));
+            if hit.is_none() {
+                hit =
+                    st.ask.locality.iter().position(|l| matches!(l, Locality::Rack(r, c) if *r == rack_name && *c > 0));
+            }
+            if let Some(i) = hit {
+                match &mut st.ask.locality[i] {
+                    Locality::Node(n, c) => {
+                        *c -= 1;
+                        consumed.push(Locality::Node(*n, 1));
+                    }
+                    Locality::Rack(r, c) => {
+                        *c -= 1;
+                        consumed.push(Locality::Rack(r.clone(), 1));
+                    }
                 }
             }
         }
@@ -452,7 +581,6 @@ impl Cluster {
         self.next_container += 1;
         a.containers.insert(id);
         a.allocated += resources;
-        let n = self.nodes.get_mut(&node).ok_or(CoreError::UnknownNode(node))?;
         n.allocated += resources;
         n.containers.insert(id);
         if matches!(n.reservation, Some((holder, p, _)) if holder == app && p == priority) {
@@ -476,7 +604,17 @@ impl Cluster {
             progress: None,
             consumed,
         };
-        self.containers.insert(id, c);
+        let slot = match self.free_slots.pop() {
+            Some(s) => {
+                self.containers[s as usize] = Some(c);
+                s
+            }
+            None => {
+                self.containers.push(Some(c));
+                (self.containers.len() - 1) as u32
+            }
+        };
+        self.container_index.insert(id, slot);
         self.refresh_space(node);
         Ok((id, resources))
     }
@@ -484,10 +622,9 @@ impl Cluster {
     /// Undoes an allocation the driver rejected: the container disappears and
     /// its ask is wanted again. Idempotent.
     pub fn rollback_allocation(&mut self, id: ContainerId) {
-        let Some(c) = self.containers.get(&id) else { return };
-        let (app, priority, consumed, resources, phase) = (c.app, c.priority, c.consumed.clone(), c.resources, c.phase);
-        self.drop_container(id);
-        if let Some(a) = self.apps.get_mut(&app) {
+        let Some(c) = self.drop_container(id) else { return };
+        let (app, priority, consumed, resources, phase) = (c.app, c.priority, c.consumed, c.resources, c.phase);
+        if let Some(a) = self.app_mut(app) {
             let st = a
                 .asks
                 .entry(priority)
@@ -517,7 +654,7 @@ impl Cluster {
     }
 
     pub fn confirm(&mut self, id: ContainerId) -> Result<()> {
-        self.containers.get_mut(&id).ok_or(CoreError::UnknownContainer(id))?.confirmed = true;
+        self.container_mut(id).ok_or(CoreError::UnknownContainer(id))?.confirmed = true;
         Ok(())
     }
 
@@ -525,31 +662,29 @@ impl Cluster {
         if !(0.0..=1.0).contains(&progress) {
             return Err(CoreError::BadEvent(format!("progress {progress} of {id} is outside [0, 1]")));
         }
-        self.containers.get_mut(&id).ok_or(CoreError::UnknownContainer(id))?.progress = Some(progress);
+        self.container_mut(id).ok_or(CoreError::UnknownContainer(id))?.progress = Some(progress);
         Ok(())
     }
 
     /// A container ended; its resources return to its node.
     pub fn complete(&mut self, id: ContainerId, _outcome: Outcome, now: Time) -> Result<Container> {
-        let c = self.containers.get(&id).ok_or(CoreError::UnknownContainer(id))?;
-        let attained = c.attained_ms(now);
-        let (app, phase) = (c.app, c.phase);
         let c = self.drop_container(id).ok_or(CoreError::UnknownContainer(id))?;
-        if let Some(a) = self.apps.get_mut(&app) {
+        let attained = c.attained_ms(now);
+        if let Some(a) = self.app_mut(c.app) {
             a.attained_done_ms += attained;
-            *a.completed.entry(phase).or_insert(0) += 1;
+            *a.completed.entry(c.phase).or_insert(0) += 1;
         }
         Ok(c)
     }
 
     fn drop_container(&mut self, id: ContainerId) -> Option<Container> {
-        let c = self.containers.remove(&id)?;
+        let c = self.take_container(id)?;
         let held = c.held();
-        if let Some(n) = self.nodes.get_mut(&c.node) {
+        if let Some(n) = self.node_mut(c.node) {
             n.allocated = n.allocated.saturating_sub(&held);
             n.containers.remove(&id);
         }
-        if let Some(a) = self.apps.get_mut(&c.app) {
+        if let Some(a) = self.app_mut(c.app) {
             a.allocated = a.allocated.saturating_sub(&held);
             a.containers.remove(&id);
         }
@@ -561,7 +696,7 @@ impl Cluster {
     /// Marks a container for preemption. Suspension takes effect at once
     /// (its vcores return to the node); a kill awaits the driver's completion.
     pub fn preempt(&mut self, id: ContainerId, mode: PreemptMode, now: Time) -> Result<()> {
-        let c = self.containers.get_mut(&id).ok_or(CoreError::UnknownContainer(id))?;
+        let c = self.container_mut(id).ok_or(CoreError::UnknownContainer(id))?;
         if c.preempting {
             return Err(CoreError::InvalidDecision(format!("{id} is already being preempted")));
         }
@@ -585,13 +720,13 @@ impl Cluster {
 
     /// Resumes a suspended container; its node must have the vcores back.
     pub fn resume(&mut self, id: ContainerId, now: Time) -> Result<()> {
-        let c = self.containers.get(&id).ok_or(CoreError::UnknownContainer(id))?;
+        let c = self.container(id).ok_or(CoreError::UnknownContainer(id))?;
         if c.state != ContainerState::Suspended {
             return Err(CoreError::InvalidDecision(format!("{id} is not suspended")));
         }
         let extra = c.resources.saturating_sub(&c.held());
         let (node, app) = (c.node, c.app);
-        let n = self.nodes.get(&node).ok_or(CoreError::UnknownNode(node))?;
+        let n = self.node(node).ok_or(CoreError::UnknownNode(node))?;
         if !extra.fits_in(&n.available()) {
             return Err(CoreError::InvalidDecision(format!(
                 "cannot resume {id}: {node} has {} free, {} needed",
@@ -599,14 +734,14 @@ impl Cluster {
                 extra
             )));
         }
-        if let Some(c) = self.containers.get_mut(&id) {
+        if let Some(c) = self.container_mut(id) {
             c.state = ContainerState::Running;
             c.running_since = Some(now);
         }
-        if let Some(n) = self.nodes.get_mut(&node) {
+        if let Some(n) = self.node_mut(node) {
             n.allocated += extra;
         }
-        if let Some(a) = self.apps.get_mut(&app) {
+        if let Some(a) = self.app_mut(app) {
             a.allocated += extra;
         }
         self.allocated += extra;
@@ -618,14 +753,14 @@ impl Cluster {
     pub fn rollback_preempt(&mut self, id: ContainerId, mode: PreemptMode, now: Time) {
         match mode {
             PreemptMode::Kill => {
-                if let Some(c) = self.containers.get_mut(&id) {
+                if let Some(c) = self.container_mut(id) {
                     c.preempting = false;
                 }
             }
             PreemptMode::Suspend => {
                 // Force it back to running even if the node is now full: the
                 // driver says it never stopped, so its resources were in use.
-                let Some(c) = self.containers.get_mut(&id) else { return };
+                let Some(c) = self.container_mut(id) else { return };
                 if c.state != ContainerState::Suspended {
                     return;
                 }
@@ -633,10 +768,10 @@ impl Cluster {
                 c.state = ContainerState::Running;
                 c.running_since = Some(now);
                 let (node, app) = (c.node, c.app);
-                if let Some(n) = self.nodes.get_mut(&node) {
+                if let Some(n) = self.node_mut(node) {
                     n.allocated += extra;
                 }
-                if let Some(a) = self.apps.get_mut(&app) {
+                if let Some(a) = self.app_mut(app) {
                     a.allocated += extra;
                 }
                 self.allocated += extra;
@@ -647,16 +782,16 @@ impl Cluster {
 
     /// Undoes a resume the driver rejected: the container stays suspended.
     pub fn rollback_resume(&mut self, id: ContainerId, now: Time) {
-        if self.containers.get(&id).is_some_and(|c| c.state == ContainerState::Running) {
+        if self.container(id).is_some_and(|c| c.state == ContainerState::Running) {
             let _ = self.preempt(id, PreemptMode::Suspend, now);
         }
     }
 
     fn release_part(&mut self, node: NodeId, app: AppId, freed: Resources) {
-        if let Some(n) = self.nodes.get_mut(&node) {
+        if let Some(n) = self.node_mut(node) {
             n.allocated = n.allocated.saturating_sub(&freed);
         }
-        if let Some(a) = self.apps.get_mut(&app) {
+        if let Some(a) = self.app_mut(app) {
             a.allocated = a.allocated.saturating_sub(&freed);
         }
         self.allocated = self.allocated.saturating_sub(&freed);
@@ -665,8 +800,7 @@ impl Cluster {
 
     pub fn reserve(&mut self, app: AppId, priority: Priority, node: NodeId) -> Result<Resources> {
         let res = self
-            .apps
-            .get(&app)
+            .app(app)
             .ok_or(CoreError::UnknownApp(app))?
             .asks
             .get(&priority)
@@ -676,7 +810,7 @@ impl Cluster {
             })?
             .ask
             .capability;
-        let n = self.nodes.get_mut(&node).ok_or(CoreError::UnknownNode(node))?;
+        let n = self.node_mut(node).ok_or(CoreError::UnknownNode(node))?;
         if let Some((holder, _, _)) = n.reservation {
             if holder != app {
                 return Err(CoreError::InvalidDecision(format!("{node} is already reserved for {holder}")));
@@ -686,11 +820,11 @@ impl Cluster {
             return Err(CoreError::InvalidDecision(format!("{res} can never fit on {node}")));
         }
         if let Some((old, _, _)) = n.reservation.replace((app, priority, res)) {
-            if let Some(a) = self.apps.get_mut(&old) {
+            if let Some(a) = self.app_mut(old) {
                 a.reserved_nodes.remove(&node);
             }
         }
-        if let Some(a) = self.apps.get_mut(&app) {
+        if let Some(a) = self.app_mut(app) {
             a.reserved_nodes.insert(node);
         }
         Ok(res)
@@ -698,9 +832,9 @@ impl Cluster {
 
     /// Drops the reservation on `node`, returning who held it.
     pub fn unreserve(&mut self, node: NodeId) -> Result<Option<(AppId, Priority, Resources)>> {
-        let r = self.nodes.get_mut(&node).ok_or(CoreError::UnknownNode(node))?.reservation.take();
+        let r = self.node_mut(node).ok_or(CoreError::UnknownNode(node))?.reservation.take();
         if let Some((app, _, _)) = r {
-            if let Some(a) = self.apps.get_mut(&app) {
+            if let Some(a) = self.app_mut(app) {
                 a.reserved_nodes.remove(&node);
             }
         }
@@ -708,24 +842,20 @@ impl Cluster {
     }
 
     fn refresh_space(&mut self, node: NodeId) {
-        let has = self.nodes.get(&node).map(|n| {
+        let has = self.node(node).is_some_and(|n| {
             let a = n.available();
             a.memory_mb > 0 && a.vcores > 0
         });
-        if has == Some(true) {
-            self.nodes_with_space.insert(node);
-        } else {
-            self.nodes_with_space.remove(&node);
-        }
+        self.nodes_with_space.set(node, has);
     }
 
     /// Checks the mirror's own invariants: every node's allocation equals the
     /// sum of its containers' holdings and fits its capacity. Used by tests.
     pub fn check_invariants(&self) -> Result<()> {
-        for n in self.nodes.values() {
+        for n in self.nodes() {
             let mut sum = Resources::ZERO;
             for c in &n.containers {
-                sum += self.containers.get(c).ok_or(CoreError::UnknownContainer(*c))?.held();
+                sum += self.container(*c).ok_or(CoreError::UnknownContainer(*c))?.held();
             }
             if sum != n.allocated {
                 return Err(CoreError::BadEvent(format!("{} books {} but holds {sum}", n.id, n.allocated)));

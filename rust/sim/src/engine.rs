@@ -22,6 +22,7 @@ use sojourn_core::{
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, VecDeque};
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// How a run is set up, beside the policy.
 #[derive(Clone, Debug)]
@@ -131,6 +132,27 @@ enum Ev {
     Sample,
 }
 
+/// A map keyed by container id. The ids come from a counter, so a
+/// multiplicative hash spreads them well and costs far less than SipHash.
+type IdMap<V> = HashMap<ContainerId, V, BuildHasherDefault<IdHasher>>;
+
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(*b as u64);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
 /// A task waiting to run or re-run: its group index and duration left.
 #[derive(Clone, Copy, Debug)]
 struct Task {
@@ -168,9 +190,9 @@ struct Sim<'a> {
     stream: JobStream,
     lookahead: Option<JobSpec>,
     jobs: Vec<Option<Job>>,
-    containers: HashMap<ContainerId, (NodeId, Work)>, // looked up, never iterated
+    containers: IdMap<(NodeId, Work)>, // looked up, never iterated in an order that matters
     /// Resources of each live container (for the fairness index).
-    sizes: HashMap<ContainerId, Resources>,
+    sizes: IdMap<Resources>,
     /// Σ and Σ² of open jobs' dominant shares, kept as allocations change.
     share_sum: f64,
     share_sq: f64,
@@ -232,8 +254,8 @@ pub fn simulate<'a>(
         stream: jobs,
         lookahead: None,
         jobs: Vec::new(),
-        containers: HashMap::new(),
-        sizes: HashMap::new(),
+        containers: IdMap::default(),
+        sizes: IdMap::default(),
         share_sum: 0.0,
         share_sq: 0.0,
         queue_alloc: BTreeMap::new(),
