@@ -10,15 +10,32 @@ import org.apache.hadoop.mapreduce.SleepJob;
 import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import java.util.Arrays;
+import java.util.Collection;
 import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.junit.runners.Parameterized;
 import org.sojourn.yarn.SojournScheduler;
 
 /**
  * A real MapReduce job (the sleep job: 2 maps, 1 reduce) on a MiniYARNCluster
- * whose ResourceManager runs Sojourn (fifo): real NodeManagers launch the MR AM
- * and its tasks as JVMs. Slow (a minute or more): run with -PwithMiniCluster.
+ * whose ResourceManager runs Sojourn with each baseline policy: real
+ * NodeManagers launch the MR AM and its tasks as JVMs. Slow (about a minute a
+ * policy): run with -PwithMiniCluster.
  */
+@RunWith(Parameterized.class)
 public class MapReduceSleepJobTest {
+  @Parameterized.Parameters(name = "{0}")
+  public static Collection<Object[]> policies() {
+    return Arrays.asList(new Object[][] {{"fifo"}, {"fair"}, {"capacity"}});
+  }
+
+  private final String policy;
+
+  public MapReduceSleepJobTest(String policy) {
+    this.policy = policy;
+  }
+
   /** Java 17 flags for the AM and task JVMs (yarn.md section 4). */
   private static final String OPENS = "--add-opens java.base/java.lang=ALL-UNNAMED "
       + "--add-opens java.base/java.util=ALL-UNNAMED --add-opens java.base/java.lang.reflect=ALL-UNNAMED "
@@ -27,10 +44,10 @@ public class MapReduceSleepJobTest {
       + "--add-exports java.base/sun.net.dns=ALL-UNNAMED --add-exports java.base/sun.net.util=ALL-UNNAMED";
 
   @Test(timeout = 600000)
-  public void theSleepJobCompletesUnderSojournFifo() throws Exception {
+  public void theSleepJobCompletesUnderSojourn() throws Exception {
     Configuration conf = new YarnConfiguration();
     conf.set(YarnConfiguration.RM_SCHEDULER, SojournScheduler.class.getName());
-    conf.set("yarn.scheduler.sojourn.policy", "fifo");
+    conf.set("yarn.scheduler.sojourn.policy", policy);
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 256);
     conf.setInt(YarnConfiguration.NM_PMEM_MB, 3072);
     conf.setBoolean(YarnConfiguration.NM_VMEM_CHECK_ENABLED, false);
@@ -56,7 +73,7 @@ public class MapReduceSleepJobTest {
       assertTrue("the sleep job failed: " + job.getStatus().getFailureInfo(), ok);
       assertEquals(JobStatus.State.SUCCEEDED, job.getJobState());
       String d = ((SojournScheduler) s).describe();
-      assertTrue(d, d.contains("\"policy\":\"fifo\""));
+      assertTrue(d, d.contains("\"policy\":\"" + policy + "\""));
       // the AM, 2 maps and a reduce were placed by the core
       int allocations = Integer.parseInt(d.replaceAll(".*\"allocations\":(\\d+).*", "$1"));
       assertTrue(d, allocations >= 4);
