@@ -6,6 +6,7 @@ pub mod capacity;
 pub mod common;
 pub mod fair;
 pub mod fifo;
+pub mod hfsp;
 
 use sojourn_core::{CoreError, ParamSpec, Params, Policy, Result};
 use std::collections::BTreeMap;
@@ -38,6 +39,12 @@ pub fn catalog() -> Vec<PolicyInfo> {
         doc: "YARN's CapacityScheduler: queue tree with elastic capacities, user limits, locality delay, optional proportional preemption",
         params: capacity::PARAMS,
         build: capacity::build,
+    },
+    PolicyInfo {
+        name: "hfsp",
+        doc: "HFSP: size-based with aging (a virtual cluster shared max-min), job-size estimation by training tasks, preemption wait/kill/suspend",
+        params: hfsp::PARAMS,
+        build: hfsp::build,
     }]
 }
 

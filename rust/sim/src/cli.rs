@@ -1,4 +1,5 @@
-//! The `sojourn` command line: `simulate`, `compare`, `policies`, `replay`.
+//! The `sojourn` command line: `simulate`, `compare`, `policies`, `replay`,
+//! `single-server`.
 
 use crate::engine::{simulate, NodeFailure, SimConfig, SimError};
 use crate::metrics::{summarize_all, Classes};
@@ -68,6 +69,10 @@ pub enum Command {
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
+    /// The size-based disciplines of the HFSP thesis (chapter 3) on one
+    /// server with exact processor sharing: FIFO, PS, LAS, SRPT, FSP, SRPTE,
+    /// FSPE, FSPE+PS, PSBS; sizes from a SWIM trace or a Weibull generator.
+    SingleServer(crate::single_server::cli::SingleServerArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -386,6 +391,7 @@ pub fn run(cli: Cli) -> Result<String, SimError> {
         Command::Replay { file, policy, params, seed } => {
             crate::replay::replay(&file, &policy, &parse_params(&params)?, seed)
         }
+        Command::SingleServer(args) => crate::single_server::cli::cli_main(args),
     }
 }
 

@@ -621,7 +621,7 @@ impl<'a> Sim<'a> {
         });
         self.result.makespan = self.now;
         let done = self.result.jobs.len();
-        if done % 256 == 0 {
+        if done.is_multiple_of(256) {
             if let Some(p) = self.progress.as_mut() {
                 p(done);
             }

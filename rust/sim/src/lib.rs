@@ -8,4 +8,5 @@ pub mod metrics;
 pub mod replay;
 pub mod report;
 pub mod run;
+pub mod single_server;
 pub mod workload;

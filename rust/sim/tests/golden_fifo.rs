@@ -111,7 +111,7 @@ fn ams_filling_the_cluster_stall_and_are_reported_unfinished() {
         j.groups[0].resources = Resources::new(2048, 1);
         j
     };
-    let jobs = vec![job(0, 0, &[10]), big(1, 0), big(2, 0), big(3, 0)];
+    let jobs = [job(0, 0, &[10]), big(1, 0), big(2, 0), big(3, 0)];
     let mut first = jobs[0].clone();
     first.groups.push(big(9, 0).groups[0].clone());
     let jobs = vec![first, jobs[1].clone(), jobs[2].clone(), jobs[3].clone()];

@@ -18,7 +18,10 @@ fn job_strategy() -> impl Strategy<Value = (u64, Vec<u64>, Vec<u64>, u8, u8)> {
     )
 }
 
-fn build(raw: &[(u64, Vec<u64>, Vec<u64>, u8, u8)]) -> Vec<JobSpec> {
+/// A generated job: submit time, map durations, reduce durations, GB per task, user.
+type RawJob = (u64, Vec<u64>, Vec<u64>, u8, u8);
+
+fn build(raw: &[RawJob]) -> Vec<JobSpec> {
     let mut jobs: Vec<JobSpec> = raw
         .iter()
         .enumerate()

@@ -1,0 +1,123 @@
+//! HFSP's parameters (hfsp.md §2.1, §3, §7, §8.2): the thesis's values as
+//! defaults, the authors' code's behaviour as options.
+
+use sojourn_core::{ParamKind, ParamSpec, Params, Result};
+
+pub const PARAMS: &[ParamSpec] = &[
+    ParamSpec::new("training_tasks", ParamKind::Int, "5", "t: training tasks per phase (thesis 5; code 2)"),
+    ParamSpec::new(
+        "tiny_threshold",
+        ParamKind::Int,
+        "5",
+        "phases with fewer tasks are tiny: size 0, no training (thesis: t = 5)",
+    ),
+    ParamSpec::new(
+        "delta_ms",
+        ParamKind::Int,
+        "60000",
+        "Δ: a running training task's progress p gives its size as elapsed/p after this long",
+    ),
+    ParamSpec::new("xi", ParamKind::Float, "1", "ξ ≥ 1: pessimism factor on the initial size S_i = n·ξ·s̄"),
+    ParamSpec::new("training_slots_map", ParamKind::Int, "10", "T for maps: running training containers (code: 0)"),
+    ParamSpec::new("training_slots_reduce", ParamKind::Int, "10", "T for reduces: running training containers"),
+    ParamSpec::new(
+        "initial_task_ms",
+        ParamKind::Int,
+        "60000",
+        "s0: per-task size before any phase of the type has completed (code default)",
+    ),
+    ParamSpec::new(
+        "preemption",
+        ParamKind::Choice(&["wait", "kill", "suspend"]),
+        "wait",
+        "WAIT (thesis default), KILL youngest tasks first, or SUSPEND them",
+    ),
+    ParamSpec::new(
+        "late_policy",
+        ParamKind::Choice(&["fspe", "ps"]),
+        "fspe",
+        "late phases: one after another in virtual finish order (FSPE, thesis) or shared (FSPE+PS)",
+    ),
+    ParamSpec::new("aging_speed", ParamKind::Float, "1", "virtual clock speed vs wall clock (thesis 1; code 0.5)"),
+    ParamSpec::new(
+        "keep_aging",
+        ParamKind::Bool,
+        "false",
+        "at S_f: false sets V := S_f (remaining work); true keeps the aged fraction, V := V·S_f/S_i",
+    ),
+    ParamSpec::new(
+        "training_order",
+        ParamKind::Choice(&["initial_size", "progress"]),
+        "initial_size",
+        "training slot to the smallest initial size (thesis) or the most launched/finished tasks (code)",
+    ),
+    ParamSpec::new("map_share", ParamKind::Float, "0.5", "share of cluster memory forming the virtual MAP pool"),
+    ParamSpec::new("map_slot_mb", ParamKind::Int, "1024", "memory of one virtual MAP slot (thesis: 1 GB)"),
+    ParamSpec::new("reduce_slot_mb", ParamKind::Int, "2048", "memory of one virtual REDUCE slot (thesis: 2 GB)"),
+    ParamSpec::new(
+        "use_ask_estimates",
+        ParamKind::Bool,
+        "false",
+        "take the initial per-task size from the ask's est_task_ms when the driver gives one",
+    ),
+    ParamSpec::new(
+        "min_run_ms",
+        ParamKind::Int,
+        "0",
+        "never preempt a task that started or resumed less than this ago (thesis: none)",
+    ),
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Preemption {
+    Wait,
+    Kill,
+    Suspend,
+}
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub t: u32,
+    pub tiny: u32,
+    pub delta_ms: u64,
+    pub xi: f64,
+    /// T per kind (map, reduce).
+    pub train_slots: [u32; 2],
+    pub s0_ms: f64,
+    pub preemption: Preemption,
+    pub late_ps: bool,
+    pub aging_speed: f64,
+    pub keep_aging: bool,
+    pub train_by_progress: bool,
+    pub map_share: f64,
+    pub slot_mb: [u64; 2],
+    pub use_ask_estimates: bool,
+    pub min_run_ms: u64,
+}
+
+impl Config {
+    pub fn from_params(p: &Params) -> Result<Config> {
+        let nonneg = |k: &str| p.int_at_least(k, 0);
+        Ok(Config {
+            t: p.int_at_least("training_tasks", 0)? as u32,
+            tiny: nonneg("tiny_threshold")? as u32,
+            delta_ms: nonneg("delta_ms")? as u64,
+            xi: p.float_in("xi", 1.0, 1e9)?,
+            train_slots: [nonneg("training_slots_map")? as u32, nonneg("training_slots_reduce")? as u32],
+            s0_ms: p.int_at_least("initial_task_ms", 1)? as f64,
+            preemption: match p.str("preemption")?.as_str() {
+                "kill" => Preemption::Kill,
+                "suspend" => Preemption::Suspend,
+                _ => Preemption::Wait,
+            },
+            late_ps: p.str("late_policy")? == "ps",
+            aging_speed: p.float_in("aging_speed", 1e-6, 1e6)?,
+            keep_aging: p.bool("keep_aging")?,
+            train_by_progress: p.str("training_order")? == "progress",
+            map_share: p.float_in("map_share", 0.0, 1.0)?,
+            slot_mb: [p.int_at_least("map_slot_mb", 1)? as u64, p.int_at_least("reduce_slot_mb", 1)? as u64],
+            use_ask_estimates: p.bool("use_ask_estimates")?,
+            min_run_ms: nonneg("min_run_ms")? as u64,
+        })
+    }
+}

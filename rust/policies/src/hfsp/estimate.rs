@@ -1,0 +1,78 @@
+//! Job-size estimation (hfsp.md §2, A4): the training check and the one
+//! S_i → S_f update.
+
+use super::{Hfsp, Key};
+use sojourn_core::{ContainerId, Ctx};
+
+/// The size sample of a running training task, if it has run Δ with
+/// progress p > 0: elapsed / p (the Δ rule; thesis: Δ / p_k at Δ).
+fn running_sample(h: &Hfsp, ctx: &Ctx<'_>, cid: ContainerId) -> Option<(f64, f64)> {
+    let ci = h.containers.get(&cid)?;
+    let c = ctx.cluster().container(cid)?;
+    let attained = ci.attained(ctx.now);
+    match c.progress {
+        Some(p) if p > 0.0 && attained >= h.cfg.delta_ms => Some((attained as f64 / p.min(1.0), p.min(1.0))),
+        _ => None,
+    }
+}
+
+/// A4 for every training phase: when each of its t training tasks has
+/// completed or run Δ with progress, compute S_f once.
+pub fn check_training(h: &mut Hfsp, ctx: &mut Ctx<'_>) {
+    let training: Vec<Key> = h.phases.iter().filter(|(_, p)| p.training && !p.real_done).map(|(k, _)| *k).collect();
+    for key in training {
+        let p = &h.phases[&key];
+        let want = h.cfg.t.min(p.n) as usize;
+        let mut samples = p.train_samples.clone();
+        for cid in &p.live {
+            if h.containers.get(cid).is_some_and(|c| c.training) {
+                if let Some((s, _)) = running_sample(h, ctx, *cid) {
+                    samples.push(s);
+                }
+            }
+        }
+        if want == 0 || samples.len() < want {
+            continue;
+        }
+        let s = samples.iter().sum::<f64>() / samples.len() as f64;
+        finalize(h, ctx, key, s);
+    }
+}
+
+/// S_f = s̃·(unstarted + Σ over live tasks of (1 − p)), as virtual tasks:
+/// one of s̃ per unstarted task and one of s̃·(1 − p) per live task.
+pub fn finalize(h: &mut Hfsp, ctx: &Ctx<'_>, key: Key, s: f64) {
+    let k = key.1 as usize;
+    let p = &h.phases[&key];
+    let unstarted = p.n.saturating_sub(p.finished + p.live.len() as u32);
+    let mut tasks = vec![s; unstarted as usize];
+    for cid in &p.live {
+        let progress = match (ctx.cluster().container(*cid), h.containers.get(cid)) {
+            (Some(c), _) if c.progress.is_some() => c.progress.unwrap_or(0.0).clamp(0.0, 1.0),
+            (_, Some(ci)) if s > 0.0 => (ci.attained(ctx.now) as f64 / s).min(1.0),
+            _ => 0.0,
+        };
+        tasks.push(s * (1.0 - progress));
+    }
+    let s_final: f64 = tasks.iter().sum();
+    if h.cfg.keep_aging && p.s_initial > 0.0 {
+        let aged = h.virtual_size(key) / p.s_initial;
+        for t in &mut tasks {
+            *t *= aged;
+        }
+    }
+    h.pools[k].replace_tasks(key, tasks);
+    // The phase leaves training; its running training tasks become ordinary.
+    let live: Vec<ContainerId> = h.phases[&key].live.iter().copied().collect();
+    for cid in live {
+        if let Some(ci) = h.containers.get_mut(&cid) {
+            if ci.training {
+                ci.training = false;
+                h.train_running[k] = h.train_running[k].saturating_sub(1);
+            }
+        }
+    }
+    let p = h.phases.get_mut(&key).expect("training phase");
+    p.training = false;
+    p.s_final = Some(s_final);
+}

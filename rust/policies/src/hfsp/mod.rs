@@ -1,0 +1,635 @@
+//! `hfsp`: the Hadoop Fair Sojourn Protocol (hfsp.md; Pastorelli's thesis,
+//! chapters 4–6), size-based scheduling with aging.
+//!
+//! What it models:
+//! - **Phases** (§1.1, §1.6): each app's MAP asks (MapReduce priority 20, and
+//!   any non-MR `Other` ask) and REDUCE asks form two independent entities
+//!   with their own size, virtual size, training stage and queue position.
+//!   AM asks go first, in submission order (§7.2).
+//! - **The virtual cluster** (§1.3, A1–A2, [`virtual_cluster`]): one pool of
+//!   virtual slots per phase type, sized from the real cluster (each node's
+//!   memory × `map_share` / `map_slot_mb` MAP slots, the rest / `reduce_slot_mb`
+//!   REDUCE slots), resized when nodes come and go (A8), shared max-min
+//!   fairly; virtual sizes shrink as the virtual cluster serves them (aging).
+//!   A phase stays there after it is really done until it is virtually done.
+//! - **Order** (§1.7, A5): on a scheduling opportunity, AM asks, then tiny
+//!   phases (size 0) in submission order, then training tasks up to T running
+//!   per type (the training phase with the smallest initial size first), then
+//!   *late* phases (virtually done, really not) in virtual finish order
+//!   (FSPE; `late_policy=ps` shares them), then the rest by remaining virtual
+//!   size V. Each phase takes every container it can place on the node before
+//!   the next one gets any; suspended containers of a phase resume first.
+//! - **Estimation** (§2, A3–A4, [`estimate`]): tiny phases (< `tiny_threshold`
+//!   tasks) have size 0 and no training; others start at S_i = n·ξ·s̄ (s̄: the
+//!   task-weighted mean task time of completed phases of that type, or s0),
+//!   their first t tasks are training tasks, and once each has completed (its
+//!   size: the container's attained service) or run Δ with progress p > 0
+//!   (size: elapsed / p) the final size S_f = s̃·(unstarted + Σ(1 − p)) replaces
+//!   the virtual size, once, never refined (anti-flapping, §2.6).
+//! - **Preemption** (§3, A6, [`preempt`]): WAIT (default: none); KILL or
+//!   SUSPEND the youngest tasks of the lowest-ranked phases until the waiting
+//!   higher-ranked demand fits, never training or late phases' tasks.
+//!
+//! Decisions on the spec's open points (hfsp.md §7):
+//! - §7.1: the virtual cluster keeps the thesis's two slot pools (faithful
+//!   mode); the real side is YARN's single resource pool, with MAP and REDUCE
+//!   phases ordered together by V (slot-ms in both pools). Per-pool real
+//!   quotas with borrowing are not implemented.
+//! - §7.3: n is the largest outstanding + live + finished count seen for the
+//!   phase. A phase appears when its first ask does, so REDUCE aging starts
+//!   with the reduce asks (YARN's AM asks reduces after slowstart), i.e.
+//!   `reduce_aging_start = slowstart` of §7.14, forced by what the RM sees.
+//! - §7.4: task size = container attained service (running time; suspended
+//!   spells excluded). Exact task sizes are never read; the ask's
+//!   `est_task_ms` serves as s̄ only with `use_ask_estimates`.
+//! - §7.5: s̄ is the task-weighted mean over completed phases (no decay).
+//! - §7.6: V := S_f by default; `keep_aging` keeps the aged fraction.
+//! - §7.7: tasks started while the phase trains and fewer than t training
+//!   tasks were started are training tasks, whichever pass placed them; the
+//!   T cap (`T_curr < T`, §7.9) bounds only the priority training pass; no
+//!   slots are reserved. Unstarted tasks and Σ(1 − p) over live tasks form
+//!   S_f; a live task without reported progress counts as 1 − min(1,
+//!   attained/s̃). Without progress reports, training waits for completions.
+//! - §7.8, §7.11, §7.12: thesis defaults with the code's behaviour as options
+//!   (`training_order`, `late_policy`, `aging_speed`).
+//! - §7.15: victims come from the lowest-ranked phase upwards, youngest
+//!   first, maps and reduces alike; training and late phases' tasks and
+//!   tiny phases are never victims. SUSPEND picks only victims whose node
+//!   keeps room in memory for the waiting task (a suspended container keeps
+//!   its memory in the mirror, which is the RAM + swap bound of §3.4).
+//! - Not implemented: delay scheduling (§1.7.5; the core's locality rules
+//!   apply as for every policy), weights (§1.3.6), the code's D2/D3/D4
+//!   estimators.
+
+mod config;
+pub mod estimate;
+pub mod preempt;
+pub mod virtual_cluster;
+
+#[cfg(test)]
+mod tests;
+
+pub use config::{Config, Preemption, PARAMS};
+use sojourn_core::{
+    AppId, Cluster, ContainerId, ContainerState, Ctx, Decision, Event, NodeId, Outcome, Params, Phase, Policy,
+    Resources, Result, Time, TimerToken,
+};
+use std::collections::{BTreeMap, BTreeSet};
+use virtual_cluster::Pool;
+
+pub fn build(p: &Params) -> Result<Box<dyn Policy>> {
+    Ok(Box::new(Hfsp::new(Config::from_params(p)?)))
+}
+
+/// The two phase types, each with its virtual pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    Map = 0,
+    Reduce = 1,
+}
+
+impl Kind {
+    pub fn of(phase: Phase) -> Option<Kind> {
+        match phase {
+            Phase::Map | Phase::Other => Some(Kind::Map),
+            Phase::Reduce => Some(Kind::Reduce),
+            Phase::Am => None,
+        }
+    }
+}
+
+/// A job phase: an app and a phase type.
+pub type Key = (AppId, Kind);
+
+const TOKEN_AGING: TimerToken = TimerToken(1);
+const TOKEN_DELTA: TimerToken = TimerToken(2);
+
+/// What HFSP keeps about one job phase.
+#[derive(Clone, Debug)]
+pub struct PhaseState {
+    pub submit: Time,
+    pub seq: u64,
+    /// Tasks in the phase (largest count seen).
+    pub n: u32,
+    pub tiny: bool,
+    pub finished: u32,
+    pub finished_ms: u64,
+    /// In the training stage (S_f not computed yet).
+    pub training: bool,
+    /// Training tasks started and not killed.
+    pub train_started: u32,
+    /// Sizes of completed training tasks (ms).
+    pub train_samples: Vec<f64>,
+    pub s_initial: f64,
+    pub s_final: Option<f64>,
+    pub real_done: bool,
+    /// Live (running or suspended) containers.
+    pub live: BTreeSet<ContainerId>,
+}
+
+/// What HFSP keeps about one of its containers.
+#[derive(Clone, Debug)]
+pub struct CInfo {
+    pub key: Key,
+    pub training: bool,
+    pub started: Time,
+    pub before_ms: u64,
+    pub since: Option<Time>,
+}
+
+impl CInfo {
+    fn attained(&self, now: Time) -> u64 {
+        self.before_ms + self.since.map_or(0, |s| now.since(s))
+    }
+}
+
+pub struct Hfsp {
+    pub(crate) cfg: Config,
+    pub(crate) phases: BTreeMap<Key, PhaseState>,
+    pub(crate) containers: BTreeMap<ContainerId, CInfo>,
+    pub(crate) pools: [Pool<Key>; 2],
+    last: Option<Time>,
+    /// Running training tasks per type (T_curr).
+    pub(crate) train_running: [u32; 2],
+    /// Completed phases' (Σ task ms, tasks) per type, for s̄.
+    pub(crate) history: [(f64, u64); 2],
+    seq: u64,
+    nodes_dirty: bool,
+}
+
+/// Where a phase stands in the real order: (class, V or late order, seq).
+/// Class 0 tiny, 1 late, 2 size-based.
+type Rank = (u8, u64, u64);
+
+impl Hfsp {
+    pub fn new(cfg: Config) -> Hfsp {
+        Hfsp {
+            cfg,
+            phases: BTreeMap::new(),
+            containers: BTreeMap::new(),
+            pools: [Pool::new(0), Pool::new(0)],
+            last: None,
+            train_running: [0, 0],
+            history: [(0.0, 0), (0.0, 0)],
+            seq: 0,
+            nodes_dirty: true,
+        }
+    }
+
+    /// Remaining virtual size of a phase (slot-ms; 0 when tiny or late).
+    pub fn virtual_size(&self, key: Key) -> f64 {
+        self.pools[key.1 as usize].phases.get(&key).map_or(0.0, |p| p.size())
+    }
+
+    pub fn is_late(&self, key: Key) -> bool {
+        let late = self.pools[key.1 as usize].phases.get(&key).is_some_and(|p| p.finish_seq.is_some());
+        late && self.phases.get(&key).is_some_and(|p| !p.real_done)
+    }
+
+    fn rank(&self, key: Key) -> Rank {
+        let p = &self.phases[&key];
+        if p.tiny {
+            return (0, 0, p.seq);
+        }
+        match self.pools[key.1 as usize].phases.get(&key) {
+            Some(vp) => match vp.finish_seq {
+                Some(f) if self.cfg.late_ps => (1, p.live.len() as u64, f),
+                Some(f) => (1, f, p.seq),
+                // V is non-negative, so its bits order like the number.
+                None => (2, vp.size().to_bits(), p.seq),
+            },
+            None => (1, 0, p.seq),
+        }
+    }
+
+    /// Phases not really done, best first.
+    pub fn order(&self) -> Vec<Key> {
+        let mut v: Vec<(Rank, Key)> =
+            self.phases.iter().filter(|(_, p)| !p.real_done).map(|(k, _)| (self.rank(*k), *k)).collect();
+        v.sort();
+        v.into_iter().map(|(_, k)| k).collect()
+    }
+
+    fn resize_pools(&mut self, cluster: &Cluster) {
+        let mut slots = [0usize; 2];
+        for n in cluster.nodes() {
+            let map_mb = (n.capacity.memory_mb as f64 * self.cfg.map_share) as u64;
+            slots[0] += (map_mb / self.cfg.slot_mb[0]) as usize;
+            slots[1] += (n.capacity.memory_mb.saturating_sub(map_mb) / self.cfg.slot_mb[1]) as usize;
+        }
+        for (pool, s) in self.pools.iter_mut().zip(slots) {
+            pool.resize(s);
+        }
+    }
+
+    /// A2 then A4: virtual time to `now`, training checks, wake-ups.
+    fn update(&mut self, ctx: &mut Ctx<'_>) {
+        if self.nodes_dirty {
+            self.nodes_dirty = false;
+            self.resize_pools(ctx.cluster());
+        }
+        let now = ctx.now;
+        let dt = self.last.map_or(0, |l| now.since(l)) as f64 * self.cfg.aging_speed;
+        self.last = Some(now);
+        if dt > 0.0 {
+            for k in 0..2 {
+                for key in self.pools[k].advance(dt) {
+                    if self.phases.get(&key).is_none_or(|p| p.real_done) {
+                        self.pools[k].remove(key);
+                        self.phases.remove(&key);
+                    }
+                }
+            }
+        }
+        estimate::check_training(self, ctx);
+        if self.cfg.preemption != Preemption::Wait {
+            ctx.cancel_timer(TOKEN_AGING);
+            let next = self.pools.iter().filter_map(|p| p.next_completion()).min_by(f64::total_cmp);
+            if let Some(work) = next {
+                let ms = (work / self.cfg.aging_speed).ceil().max(1.0) as u64;
+                ctx.wake_at(Time(now.0 + ms), TOKEN_AGING);
+            }
+        }
+    }
+
+    /// Outstanding containers of a phase's asks, and the first ask's size.
+    pub(crate) fn pending(cluster: &Cluster, key: Key) -> (u32, Resources) {
+        let Some(a) = cluster.app(key.0) else { return (0, Resources::default()) };
+        let mut n = 0;
+        let mut cap = None;
+        for s in a.outstanding_asks().filter(|s| Kind::of(s.ask.phase) == Some(key.1)) {
+            n += s.outstanding;
+            cap.get_or_insert(s.ask.capability);
+        }
+        (n, cap.unwrap_or_default())
+    }
+
+    /// A3: new phases from an app's asks, and task counts.
+    fn observe_asks(&mut self, ctx: &mut Ctx<'_>, app: AppId) {
+        let Some(a) = ctx.cluster().app(app) else { return };
+        let submit = a.submit;
+        let mut seen: BTreeMap<Kind, (u32, Option<u64>)> = BTreeMap::new();
+        for s in a.asks.values() {
+            if let Some(k) = Kind::of(s.ask.phase) {
+                let e = seen.entry(k).or_insert((0, None));
+                e.0 += s.outstanding;
+                e.1 = e.1.or(s.ask.est_task_ms);
+            }
+        }
+        for (kind, (outstanding, est)) in seen {
+            let key = (app, kind);
+            match self.phases.get_mut(&key) {
+                Some(p) => {
+                    // An app that asks again after its phase completed
+                    // revives it (not MapReduce's way, but any AM may).
+                    if p.real_done && outstanding > 0 {
+                        p.real_done = false;
+                    }
+                    p.n = p.n.max(outstanding + p.live.len() as u32 + p.finished);
+                }
+                None if outstanding > 0 => self.create_phase(key, submit, outstanding, est),
+                None => {}
+            }
+        }
+    }
+
+    fn create_phase(&mut self, key: Key, submit: Time, n: u32, est: Option<u64>) {
+        self.seq += 1;
+        let tiny = n < self.cfg.tiny;
+        let k = key.1 as usize;
+        let sbar = match (self.cfg.use_ask_estimates, est) {
+            (true, Some(e)) => e as f64,
+            _ if self.history[k].1 > 0 => self.history[k].0 / self.history[k].1 as f64,
+            _ => self.cfg.s0_ms,
+        };
+        let task = self.cfg.xi * sbar;
+        if !tiny {
+            self.pools[k].insert(key, self.seq, vec![task; n as usize]);
+        }
+        self.phases.insert(
+            key,
+            PhaseState {
+                submit,
+                seq: self.seq,
+                n,
+                tiny,
+                finished: 0,
+                finished_ms: 0,
+                training: !tiny && self.cfg.t > 0,
+                train_started: 0,
+                train_samples: Vec::new(),
+                s_initial: if tiny { 0.0 } else { n as f64 * task },
+                s_final: None,
+                real_done: false,
+                live: BTreeSet::new(),
+            },
+        );
+    }
+
+    /// Training tasks still to start for a phase.
+    fn training_wanted(&self, key: Key) -> u32 {
+        let p = &self.phases[&key];
+        if !p.training {
+            return 0;
+        }
+        self.cfg.t.min(p.n).saturating_sub(p.train_started)
+    }
+
+    fn register(&mut self, ctx: &mut Ctx<'_>, key: Key, cid: ContainerId) {
+        let training = self.training_wanted(key) > 0;
+        let now = ctx.now;
+        if let Some(p) = self.phases.get_mut(&key) {
+            p.live.insert(cid);
+            if training {
+                p.train_started += 1;
+            }
+        }
+        if training {
+            self.train_running[key.1 as usize] += 1;
+            if self.cfg.delta_ms > 0 {
+                ctx.wake_at(Time(now.0 + self.cfg.delta_ms), TOKEN_DELTA);
+            }
+        }
+        self.containers.insert(cid, CInfo { key, training, started: now, before_ms: 0, since: Some(now) });
+    }
+
+    /// Re-reads a container's service bookkeeping after a suspend/resume.
+    pub(crate) fn sync(&mut self, cluster: &Cluster, cid: ContainerId) {
+        if let (Some(ci), Some(c)) = (self.containers.get_mut(&cid), cluster.container(cid)) {
+            ci.before_ms = c.attained_before_ms;
+            ci.since = c.running_since;
+        }
+    }
+
+    /// Places one container of `key` on `node`: resume a suspended one
+    /// there, else allocate one of its asks. Returns whether it did.
+    fn place_one(&mut self, ctx: &mut Ctx<'_>, key: Key, node: NodeId) -> bool {
+        let suspended: Vec<ContainerId> = self.phases[&key]
+            .live
+            .iter()
+            .copied()
+            .filter(|c| {
+                ctx.cluster().container(*c).is_some_and(|c| c.node == node && c.state == ContainerState::Suspended)
+            })
+            .collect();
+        for cid in suspended {
+            if ctx.resume(cid).is_ok() {
+                self.sync(ctx.cluster(), cid);
+                return true;
+            }
+        }
+        let prios: Vec<_> = match ctx.cluster().app(key.0) {
+            Some(a) => {
+                a.outstanding_asks().filter(|s| Kind::of(s.ask.phase) == Some(key.1)).map(|s| s.ask.priority).collect()
+            }
+            None => return false,
+        };
+        for p in prios {
+            if ctx.cluster().can_allocate(key.0, p, node).is_ok() {
+                if let Ok(cid) = ctx.allocate(key.0, p, node) {
+                    self.register(ctx, key, cid);
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    fn fill(&mut self, ctx: &mut Ctx<'_>, key: Key, node: NodeId) {
+        while crate::common::node_has_room(ctx.cluster(), node) && self.place_one(ctx, key, node) {}
+    }
+
+    /// Training phases that may start a training task, best first.
+    fn training_candidates(&self, cluster: &Cluster, kind: Kind) -> Vec<Key> {
+        let mut c: Vec<((u64, u64), Key)> = self
+            .phases
+            .iter()
+            .filter(|(k, p)| k.1 == kind && !p.real_done && self.training_wanted(**k) > 0)
+            .filter(|(k, _)| Self::pending(cluster, **k).0 > 0)
+            .map(|(k, p)| {
+                let primary = if self.cfg.train_by_progress {
+                    u64::MAX - (p.train_started + p.finished) as u64
+                } else {
+                    p.s_initial.to_bits()
+                };
+                ((primary, p.seq), *k)
+            })
+            .collect();
+        c.sort();
+        c.into_iter().map(|(_, k)| k).collect()
+    }
+
+    /// A phase's real completion (A7): history, and removal once virtually done.
+    fn check_done(&mut self, key: Key, cluster: &Cluster, app_gone: bool) {
+        let Some(p) = self.phases.get(&key) else { return };
+        if p.real_done {
+            return;
+        }
+        let done = app_gone || (p.live.is_empty() && p.finished >= p.n && Self::pending(cluster, key).0 == 0);
+        if !done {
+            return;
+        }
+        let k = key.1 as usize;
+        let p = self.phases.get_mut(&key).expect("checked");
+        p.real_done = true;
+        p.training = false;
+        if p.finished > 0 && !app_gone {
+            self.history[k].0 += p.finished_ms as f64;
+            self.history[k].1 += p.finished as u64;
+        }
+        let virtually_done = self.pools[k].phases.get(&key).is_none_or(|v| v.finish_seq.is_some());
+        if virtually_done {
+            self.pools[k].remove(key);
+            self.phases.remove(&key);
+        }
+    }
+
+    fn on_completed(&mut self, ctx: &mut Ctx<'_>, cid: ContainerId, outcome: Outcome) {
+        let Some(ci) = self.containers.remove(&cid) else { return };
+        let attained = ci.attained(ctx.now);
+        let k = ci.key.1 as usize;
+        if ci.training {
+            self.train_running[k] = self.train_running[k].saturating_sub(1);
+        }
+        if let Some(p) = self.phases.get_mut(&ci.key) {
+            p.live.remove(&cid);
+            if outcome == Outcome::Finished {
+                p.finished += 1;
+                p.finished_ms += attained;
+                if ci.training && p.training {
+                    p.train_samples.push(attained as f64);
+                }
+            } else if ci.training && p.training {
+                // A killed training task is started again as one.
+                p.train_started = p.train_started.saturating_sub(1);
+            }
+        }
+        self.check_done(ci.key, ctx.cluster(), false);
+    }
+
+    fn on_app_removed(&mut self, ctx: &mut Ctx<'_>, app: AppId) {
+        let gone: Vec<ContainerId> =
+            self.containers.iter().filter(|(_, c)| c.key.0 == app).map(|(id, _)| *id).collect();
+        for cid in gone {
+            if let Some(ci) = self.containers.remove(&cid) {
+                if ci.training {
+                    let k = ci.key.1 as usize;
+                    self.train_running[k] = self.train_running[k].saturating_sub(1);
+                }
+            }
+        }
+        for kind in [Kind::Map, Kind::Reduce] {
+            if let Some(p) = self.phases.get_mut(&(app, kind)) {
+                p.live.clear();
+            }
+            self.check_done((app, kind), ctx.cluster(), true);
+        }
+    }
+
+    fn heartbeat(&mut self, ctx: &mut Ctx<'_>, node: NodeId) {
+        // AM containers first, in submission order (§7.2).
+        let ams: Vec<(Time, AppId, sojourn_core::Priority)> = ctx
+            .cluster()
+            .apps()
+            .flat_map(|a| {
+                a.outstanding_asks()
+                    .filter(|s| s.ask.phase == Phase::Am)
+                    .map(move |s| (a.submit, a.id(), s.ask.priority))
+            })
+            .collect();
+        let mut ams = ams;
+        ams.sort();
+        for (_, app, prio) in ams {
+            while ctx.cluster().can_allocate(app, prio, node).is_ok() && ctx.allocate(app, prio, node).is_ok() {}
+        }
+        // Tiny phases outrank training (size 0).
+        let order = self.order();
+        let tiny: Vec<Key> = order.iter().copied().filter(|k| self.phases[k].tiny).collect();
+        for key in tiny {
+            self.fill(ctx, key, node);
+        }
+        // Training tasks, up to T running per type (Algorithm 3, step 1).
+        for kind in [Kind::Map, Kind::Reduce] {
+            'train: while self.train_running[kind as usize] < self.cfg.train_slots[kind as usize] {
+                for key in self.training_candidates(ctx.cluster(), kind) {
+                    if crate::common::node_has_room(ctx.cluster(), node) && self.place_one(ctx, key, node) {
+                        continue 'train;
+                    }
+                }
+                break;
+            }
+        }
+        // Late phases, then the size-based queue (step 2).
+        for key in order {
+            if !crate::common::node_has_room(ctx.cluster(), node) {
+                break;
+            }
+            if self.phases.get(&key).is_some_and(|p| !p.tiny) {
+                self.fill(ctx, key, node);
+            }
+        }
+    }
+}
+
+impl Policy for Hfsp {
+    fn name(&self) -> &'static str {
+        "hfsp"
+    }
+
+    fn on_event(&mut self, ctx: &mut Ctx<'_>, event: &Event) {
+        match event {
+            Event::NodeAdded(_) | Event::NodeRemoved { .. } | Event::NodeResourceUpdated { .. } => {
+                self.nodes_dirty = true;
+                if let Event::NodeRemoved { node } = event {
+                    // Its containers are gone from the mirror: finish them as lost.
+                    let lost: Vec<ContainerId> = self
+                        .containers
+                        .keys()
+                        .copied()
+                        .filter(|c| ctx.cluster().container(*c).is_none_or(|c| c.node == *node))
+                        .collect();
+                    for cid in lost {
+                        self.on_completed(ctx, cid, Outcome::Lost);
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.update(ctx);
+        match event {
+            Event::AsksUpdated { app, .. } => {
+                self.observe_asks(ctx, *app);
+                for kind in [Kind::Map, Kind::Reduce] {
+                    self.check_done((*app, kind), ctx.cluster(), false);
+                }
+            }
+            Event::ContainerCompleted { container, outcome } => self.on_completed(ctx, *container, *outcome),
+            Event::AppRemoved { app } => self.on_app_removed(ctx, *app),
+            Event::Rejected { decision, .. } => match decision {
+                Decision::Allocate { container, .. } => {
+                    if let Some(ci) = self.containers.remove(container) {
+                        let k = ci.key.1 as usize;
+                        if let Some(p) = self.phases.get_mut(&ci.key) {
+                            p.live.remove(container);
+                            if ci.training {
+                                p.train_started = p.train_started.saturating_sub(1);
+                            }
+                        }
+                        if ci.training {
+                            self.train_running[k] = self.train_running[k].saturating_sub(1);
+                        }
+                    }
+                }
+                Decision::Preempt { container, .. } | Decision::Resume { container } => {
+                    self.sync(ctx.cluster(), *container)
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+        estimate::check_training(self, ctx);
+        preempt::preempt(self, ctx);
+        preempt::resume_pass(self, ctx);
+    }
+
+    fn on_node_heartbeat(&mut self, ctx: &mut Ctx<'_>, node: NodeId) {
+        self.update(ctx);
+        self.heartbeat(ctx, node);
+    }
+
+    fn on_timer(&mut self, ctx: &mut Ctx<'_>, _token: TimerToken) {
+        self.update(ctx);
+        preempt::preempt(self, ctx);
+        preempt::resume_pass(self, ctx);
+    }
+
+    fn describe(&self, _cluster: &Cluster) -> serde_json::Value {
+        // Phases in the real order, then those really done but still in the
+        // virtual cluster.
+        let mut keys = self.order();
+        keys.extend(self.phases.iter().filter(|(_, p)| p.real_done).map(|(k, _)| *k));
+        let phases: Vec<serde_json::Value> = keys
+            .into_iter()
+            .map(|k| {
+                let p = &self.phases[&k];
+                serde_json::json!({
+                    "app": k.0.0,
+                    "phase": if k.1 == Kind::Map { "map" } else { "reduce" },
+                    "tasks": p.n,
+                    "tiny": p.tiny,
+                    "training": p.training,
+                    "late": self.is_late(k),
+                    "really_done": p.real_done,
+                    "virtual_size_ms": self.virtual_size(k),
+                    "initial_size_ms": p.s_initial,
+                    "final_size_ms": p.s_final,
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "virtual_slots": { "map": self.pools[0].slots, "reduce": self.pools[1].slots },
+            "training_running": { "map": self.train_running[0], "reduce": self.train_running[1] },
+            "phases": phases,
+        })
+    }
+}

@@ -1,0 +1,154 @@
+//! Preemption (hfsp.md §3, A6): for waiting demand of a higher-ranked
+//! phase (training tasks first, bounded by T, then the real order), take
+//! containers from the lowest-ranked phases, youngest first, until the
+//! demand fits. WAIT does nothing. Victims are never tasks of tiny, late or
+//! training phases, nor training tasks, nor tasks that started or resumed
+//! less than `min_run_ms` ago.
+
+use super::{Hfsp, Key, Kind, Preemption};
+use sojourn_core::{ContainerId, ContainerState, Ctx, PreemptMode, Resources};
+use std::collections::BTreeSet;
+
+/// How many containers of size `cap` fit in `r`.
+fn fits(r: &Resources, cap: &Resources) -> u64 {
+    let m = r.memory_mb.checked_div(cap.memory_mb).unwrap_or(u64::MAX);
+    let v = r.vcores.checked_div(cap.vcores).map_or(u64::MAX, u64::from);
+    m.min(v)
+}
+
+/// Candidate victims below position `pos` of `order`, worst first:
+/// lowest-ranked phase first, youngest container first within it.
+fn victims(h: &Hfsp, ctx: &Ctx<'_>, order: &[Key], pos: usize, taken: &BTreeSet<ContainerId>) -> Vec<ContainerId> {
+    let mut out = Vec::new();
+    for key in order[pos..].iter().rev() {
+        let p = &h.phases[key];
+        if p.tiny || p.training || h.is_late(*key) {
+            continue;
+        }
+        let mut cs: Vec<(sojourn_core::Time, ContainerId)> = p
+            .live
+            .iter()
+            .filter(|c| !taken.contains(c))
+            .filter_map(|cid| {
+                let c = ctx.cluster().container(*cid)?;
+                let ci = h.containers.get(cid)?;
+                let since = c.running_since?;
+                let ok = c.state == ContainerState::Running
+                    && !c.preempting
+                    && !ci.training
+                    // At least 1 ms: a task resumed at this instant is never
+                    // suspended again at the same instant (no livelock when
+                    // the waiting demand cannot use the freed room after all).
+                    && ctx.now.since(since) >= h.cfg.min_run_ms.max(1);
+                ok.then_some((since, *cid))
+            })
+            .collect();
+        cs.sort_by(|a, b| b.cmp(a)); // youngest (latest start) first
+        out.extend(cs.into_iter().map(|(_, c)| c));
+    }
+    out
+}
+
+pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>) {
+    let mode = match h.cfg.preemption {
+        Preemption::Wait => return,
+        Preemption::Kill => PreemptMode::Kill,
+        Preemption::Suspend => PreemptMode::Suspend,
+    };
+    let order = h.order();
+    let cluster = ctx.cluster();
+    let mut free = cluster.total().saturating_sub(&cluster.allocated());
+    // Demand, best first: training tasks (may preempt anyone below late
+    // phases), then each phase's outstanding asks.
+    let mut demand: Vec<(usize, Key, u64)> = Vec::new();
+    for kind in [Kind::Map, Kind::Reduce] {
+        let mut room = h.cfg.train_slots[kind as usize].saturating_sub(h.train_running[kind as usize]);
+        for key in h.training_candidates(cluster, kind) {
+            let want = h.training_wanted(key).min(Hfsp::pending(cluster, key).0).min(room);
+            room -= want;
+            let pos = order.iter().position(|k| !h.phases[k].tiny && !h.is_late(*k)).unwrap_or(order.len());
+            if want > 0 {
+                demand.push((pos, key, want as u64));
+            }
+        }
+    }
+    for (i, key) in order.iter().enumerate() {
+        let n = Hfsp::pending(cluster, *key).0;
+        if n > 0 {
+            demand.push((i + 1, *key, n as u64));
+        }
+    }
+    let mut taken: BTreeSet<ContainerId> = BTreeSet::new();
+    let mut chosen: Vec<ContainerId> = Vec::new();
+    for (pos, key, want) in demand {
+        let cap = Hfsp::pending(ctx.cluster(), key).1;
+        if cap.is_zero() {
+            continue;
+        }
+        let from_free = fits(&free, &cap).min(want);
+        free = free.saturating_sub(&cap.times(from_free));
+        let mut need = want - from_free;
+        if need == 0 || pos >= order.len() {
+            continue;
+        }
+        let mut freed = Resources::default();
+        for v in victims(h, ctx, &order, pos, &taken) {
+            if need == 0 {
+                break;
+            }
+            let Some(c) = ctx.cluster().container(v) else { continue };
+            let gain = match mode {
+                PreemptMode::Kill => {
+                    freed += c.resources;
+                    let g = fits(&freed, &cap);
+                    freed = freed.saturating_sub(&cap.times(g));
+                    g
+                }
+                PreemptMode::Suspend => {
+                    // The suspended task keeps its memory: the node must have
+                    // room in memory for the waiting one.
+                    let node_mem = ctx.cluster().node(c.node).map_or(0, |n| n.available().memory_mb);
+                    if node_mem < cap.memory_mb || c.resources.vcores < cap.vcores {
+                        continue;
+                    }
+                    1
+                }
+            };
+            taken.insert(v);
+            chosen.push(v);
+            need = need.saturating_sub(gain);
+        }
+    }
+    for v in chosen {
+        if ctx.preempt(v, mode).is_ok() {
+            h.sync(ctx.cluster(), v);
+        }
+    }
+}
+
+/// Resumes suspended containers of the phases ranked above every phase with
+/// waiting demand, best first, where their nodes have room again. Drivers
+/// offer nodes only while asks wait, so without this pass a task suspended
+/// for the last waiting demand would never run again; a phase that is
+/// outranked by waiting demand resumes at its turn in a heartbeat instead.
+pub fn resume_pass(h: &mut Hfsp, ctx: &mut Ctx<'_>) {
+    if h.cfg.preemption != Preemption::Suspend {
+        return;
+    }
+    for key in h.order() {
+        if Hfsp::pending(ctx.cluster(), key).0 > 0 {
+            return;
+        }
+        let suspended: Vec<ContainerId> = h.phases[&key]
+            .live
+            .iter()
+            .copied()
+            .filter(|c| ctx.cluster().container(*c).is_some_and(|c| c.state == ContainerState::Suspended))
+            .collect();
+        for cid in suspended {
+            if ctx.resume(cid).is_ok() {
+                h.sync(ctx.cluster(), cid);
+            }
+        }
+    }
+}

@@ -1,0 +1,229 @@
+//! Golden cases computed by hand, driving a `Core` with events.
+
+use super::{build, PARAMS};
+use serde_json::Value;
+use sojourn_core::{
+    AppId, AppSpec, Ask, ContainerId, Core, CoreConfig, Decision, Event, NodeId, NodeSpec, Outcome, Params, Phase,
+    PreemptMode, Priority, Resources, Time,
+};
+use std::collections::BTreeMap;
+
+/// Simple setting: no training, phases of one task or more are not tiny,
+/// sizes from the asks' estimates, virtual MAP slots = node memory / 1 GB.
+const SIMPLE: &[(&str, &str)] =
+    &[("training_tasks", "0"), ("tiny_threshold", "1"), ("use_ask_estimates", "true"), ("map_share", "1")];
+
+fn core(extra: &[(&str, &str)]) -> Core {
+    let given: BTreeMap<String, String> =
+        SIMPLE.iter().chain(extra).map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let p = Params::validate("hfsp", PARAMS, &given).expect("valid parameters");
+    Core::new(build(&p).expect("valid configuration"), CoreConfig::default())
+}
+
+fn node(c: &mut Core, id: u32, mb: u64, vcores: u32) {
+    let spec = NodeSpec {
+        node: NodeId(id),
+        name: format!("n{id}"),
+        rack: "/r".into(),
+        labels: vec![],
+        capacity: Resources::new(mb, vcores),
+    };
+    c.handle(Time::ZERO, Event::NodeAdded(spec)).expect("node");
+}
+
+/// App `id` submitted at `t` with `tasks` map tasks of 1 GB, 1 vcore, each
+/// estimated at `est_ms`.
+fn job(c: &mut Core, t: u64, id: u32, tasks: u32, est_ms: u64) {
+    let spec = AppSpec {
+        app: AppId(id),
+        name: String::new(),
+        queue: "q".into(),
+        user: "u".into(),
+        priority: 0,
+        deadline: None,
+        value: None,
+    };
+    c.handle(Time(t), Event::AppAdded(spec)).expect("app");
+    let mut ask = Ask::new(Priority::MAP, Resources::new(1024, 1), tasks, Phase::Map);
+    ask.est_task_ms = Some(est_ms);
+    c.handle(Time(t), Event::AsksUpdated { app: AppId(id), asks: vec![ask] }).expect("ask");
+}
+
+fn heartbeat(c: &mut Core, t: u64, n: u32) -> Vec<Decision> {
+    c.handle(Time(t), Event::NodeHeartbeat { node: NodeId(n) }).expect("heartbeat");
+    c.drain_decisions()
+}
+
+fn allocations(ds: &[Decision]) -> Vec<(u32, ContainerId)> {
+    ds.iter()
+        .filter_map(
+            |d| if let Decision::Allocate { app, container, .. } = d { Some((app.0, *container)) } else { None },
+        )
+        .collect()
+}
+
+fn finish(c: &mut Core, t: u64, container: ContainerId) -> Vec<Decision> {
+    c.handle(Time(t), Event::ContainerCompleted { container, outcome: Outcome::Finished }).expect("complete");
+    c.drain_decisions()
+}
+
+fn describe(c: &Core) -> Value {
+    c.policy().describe(c.cluster())
+}
+
+fn virtual_size(c: &Core, app: u32) -> f64 {
+    describe(c)["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["app"] == app)
+        .map(|p| p["virtual_size_ms"].as_f64().unwrap())
+        .unwrap_or(f64::NAN)
+}
+
+/// Aging on a two-job case (hfsp.md §1.5, computed by hand). Two virtual
+/// and two real map slots. At 0: A = 2 tasks × 4 s (V 8 s), B = 2 × 5 s
+/// (V 10 s); max-min gives each one virtual slot. A runs really on both
+/// containers and finishes at 4 s; virtually, A's first task is done and
+/// V(A) = 4 s, V(B) = 1 + 5 = 6 s. C = 2 × 3.5 s (V 7 s) arrives at 4 s: C
+/// is smaller than B was (7 < 10), but B has aged to 6 < 7, so B gets the
+/// freed containers.
+#[test]
+fn aging_two_job_case() {
+    let mut c = core(&[]);
+    node(&mut c, 0, 2048, 2);
+    job(&mut c, 0, 1, 2, 4000);
+    job(&mut c, 0, 2, 2, 5000);
+    let a = allocations(&heartbeat(&mut c, 0, 0));
+    assert_eq!(a.iter().map(|x| x.0).collect::<Vec<_>>(), vec![1, 1]);
+    for (_, cid) in &a {
+        finish(&mut c, 4000, *cid);
+    }
+    job(&mut c, 4000, 3, 2, 3500);
+    assert!((virtual_size(&c, 1) - 4000.0).abs() < 1e-6, "{}", describe(&c));
+    assert!((virtual_size(&c, 2) - 6000.0).abs() < 1e-6, "{}", describe(&c));
+    assert!((virtual_size(&c, 3) - 7000.0).abs() < 1e-6, "{}", describe(&c));
+    let b = allocations(&heartbeat(&mut c, 4000, 0));
+    assert_eq!(b.iter().map(|x| x.0).collect::<Vec<_>>(), vec![2, 2]);
+}
+
+/// A small job submitted behind a large one gets the first freed container
+/// (WAIT: nothing is preempted) and finishes first.
+#[test]
+fn small_job_behind_large_one_finishes_first() {
+    let mut c = core(&[]);
+    node(&mut c, 0, 2048, 2);
+    job(&mut c, 0, 1, 10, 10_000);
+    let a = allocations(&heartbeat(&mut c, 0, 0));
+    assert_eq!(a.len(), 2);
+    job(&mut c, 1000, 2, 2, 1000);
+    let ds = heartbeat(&mut c, 1000, 0);
+    assert!(ds.is_empty(), "WAIT never preempts: {ds:?}");
+    let ds = finish(&mut c, 10_000, a[0].1);
+    assert!(ds.is_empty());
+    let b = allocations(&heartbeat(&mut c, 10_000, 0));
+    assert_eq!(b.iter().map(|x| x.0).collect::<Vec<_>>(), vec![2]);
+    let ds = finish(&mut c, 10_000, a[1].1);
+    assert!(ds.is_empty());
+    let b2 = allocations(&heartbeat(&mut c, 10_000, 0));
+    assert_eq!(b2.iter().map(|x| x.0).collect::<Vec<_>>(), vec![2]);
+    finish(&mut c, 11_000, b[0].1);
+    finish(&mut c, 11_000, b2[0].1);
+    // B is done (really and, at V ≤ 2 s, soon virtually); A takes the node.
+    let rest = allocations(&heartbeat(&mut c, 11_000, 0));
+    assert_eq!(rest.iter().map(|x| x.0).collect::<Vec<_>>(), vec![1, 1]);
+}
+
+/// KILL takes the youngest task of the lower-ranked phase, and only as many
+/// as the waiting job needs.
+#[test]
+fn kill_picks_the_youngest() {
+    let mut c = core(&[("preemption", "kill")]);
+    for n in 0..3 {
+        node(&mut c, n, 1024, 1);
+    }
+    job(&mut c, 0, 1, 10, 10_000);
+    let mut started = Vec::new();
+    for (t, n) in [(0, 0), (1000, 1), (2000, 2)] {
+        started.extend(allocations(&heartbeat(&mut c, t, n)));
+    }
+    assert_eq!(started.len(), 3);
+    job(&mut c, 3000, 2, 1, 1000);
+    let ds = c.drain_decisions();
+    assert_eq!(ds, vec![Decision::Preempt { container: started[2].1, mode: PreemptMode::Kill }]);
+    c.handle(Time(3000), Event::ContainerCompleted { container: started[2].1, outcome: Outcome::Preempted }).unwrap();
+    let mut ask = Ask::new(Priority::MAP, Resources::new(1024, 1), 8, Phase::Map);
+    ask.est_task_ms = Some(10_000);
+    c.handle(Time(3000), Event::AsksUpdated { app: AppId(1), asks: vec![ask] }).unwrap();
+    assert!(c.drain_decisions().is_empty(), "no second victim");
+    let b = allocations(&heartbeat(&mut c, 3000, 2));
+    assert_eq!(b.iter().map(|x| x.0).collect::<Vec<_>>(), vec![2]);
+}
+
+/// SUSPEND frees the vcores of the big job's task (its memory stays), the
+/// small job runs there, and the suspended task resumes when it is done.
+/// While the small job still waits, a heartbeat does not resume the task.
+#[test]
+fn suspend_then_resume() {
+    let mut c = core(&[("preemption", "suspend"), ("map_slot_mb", "4096")]);
+    node(&mut c, 0, 4096, 1);
+    job(&mut c, 0, 1, 1, 10_000);
+    let a = allocations(&heartbeat(&mut c, 0, 0));
+    assert_eq!(a.len(), 1);
+    job(&mut c, 1000, 2, 1, 1000);
+    let ds = c.drain_decisions();
+    assert_eq!(ds, vec![Decision::Preempt { container: a[0].1, mode: PreemptMode::Suspend }]);
+    let b = allocations(&heartbeat(&mut c, 1000, 0));
+    assert_eq!(b.iter().map(|x| x.0).collect::<Vec<_>>(), vec![2]);
+    // Nothing waits any more: the suspended task resumes at once, without
+    // waiting for a heartbeat (drivers offer nodes only while asks wait).
+    let ds = finish(&mut c, 2000, b[0].1);
+    assert_eq!(ds, vec![Decision::Resume { container: a[0].1 }]);
+    // 1 s attained before the suspension, 1 s since the resume.
+    assert_eq!(c.cluster().container(a[0].1).unwrap().attained_ms(Time(3000)), 2000);
+}
+
+/// Training: the first t tasks are training tasks; S_f comes from their
+/// attained service once they complete, and replaces the virtual size once.
+#[test]
+fn training_sets_the_final_size_once() {
+    let mut c = core(&[("training_tasks", "2"), ("tiny_threshold", "2"), ("use_ask_estimates", "false")]);
+    node(&mut c, 0, 2048, 2);
+    job(&mut c, 0, 1, 6, 99_999);
+    let d = describe(&c);
+    assert_eq!(d["phases"][0]["initial_size_ms"], 6.0 * 60_000.0, "S_i = n·ξ·s0: {d}");
+    let a = allocations(&heartbeat(&mut c, 0, 0));
+    assert_eq!(a.len(), 2);
+    assert_eq!(describe(&c)["training_running"]["map"], 2);
+    finish(&mut c, 3000, a[0].1);
+    assert_eq!(describe(&c)["phases"][0]["training"], true);
+    finish(&mut c, 5000, a[1].1);
+    let d = describe(&c);
+    // s̃ = (3 + 5)/2 = 4 s; 4 tasks unstarted: S_f = 16 s = V.
+    assert_eq!(d["phases"][0]["training"], false, "{d}");
+    assert_eq!(d["phases"][0]["final_size_ms"], 16_000.0, "{d}");
+    assert!((virtual_size(&c, 1) - 16_000.0).abs() < 1e-6);
+    // Later completions do not change it (no flapping).
+    let b = allocations(&heartbeat(&mut c, 5000, 0));
+    finish(&mut c, 5100, b[0].1);
+    assert_eq!(describe(&c)["phases"][0]["final_size_ms"], 16_000.0);
+}
+
+#[test]
+fn tiny_phases_go_first() {
+    let mut c = core(&[("tiny_threshold", "5")]);
+    node(&mut c, 0, 1024, 1);
+    job(&mut c, 0, 1, 10, 1000);
+    job(&mut c, 0, 2, 3, 50_000);
+    let a = allocations(&heartbeat(&mut c, 0, 0));
+    assert_eq!(a.iter().map(|x| x.0).collect::<Vec<_>>(), vec![2]);
+}
+
+#[test]
+fn bad_parameters_are_rejected() {
+    let given: BTreeMap<String, String> = [("xi".to_string(), "0.5".to_string())].into();
+    let p = Params::validate("hfsp", PARAMS, &given).unwrap();
+    assert!(build(&p).err().unwrap().to_string().contains("xi"));
+    let given: BTreeMap<String, String> = [("preemption".to_string(), "pause".to_string())].into();
+    assert!(Params::validate("hfsp", PARAMS, &given).is_err());
+}

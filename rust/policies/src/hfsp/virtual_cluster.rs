@@ -1,0 +1,205 @@
+//! The virtual cluster of HFSP (hfsp.md §1.3, §6 A1–A2): one pool of
+//! virtual slots per phase type, shared max-min fairly among the phases in
+//! the pool. Each phase is a list of virtual tasks (remaining slot-ms); a
+//! virtual slot processes one task at rate 1 (× the aging speed). A phase
+//! never holds more slots than it has unfinished virtual tasks, and the
+//! leftover goes to the others (max-min). Slots are handed out round-robin
+//! starting from the phases with the fewest unfinished tasks, then by
+//! submission (hfsp.md §7.13); within a phase, the lowest task ids run.
+//!
+//! Time advances exactly: the interval is split at every virtual task
+//! completion and the slots are reallocated there (A2). A phase whose tasks
+//! are all done is *virtually done* and gets a finish sequence number
+//! (FSPE's late order).
+
+use std::collections::BTreeMap;
+
+/// A phase in a pool, identified by the caller's key.
+#[derive(Clone, Debug, Default)]
+pub struct VPhase {
+    /// Remaining work of the unfinished virtual tasks, in task-id order.
+    pub tasks: Vec<f64>,
+    /// How many of the first `tasks` hold a virtual slot.
+    pub running: usize,
+    /// Round-robin order key (submission order), after #tasks.
+    pub order: u64,
+    /// Set when the last virtual task completes.
+    pub finish_seq: Option<u64>,
+}
+
+impl VPhase {
+    /// Remaining virtual size V (slot-ms).
+    pub fn size(&self) -> f64 {
+        self.tasks.iter().sum()
+    }
+}
+
+/// One pool of virtual slots (MAP or REDUCE).
+#[derive(Clone, Debug, Default)]
+pub struct Pool<K: Ord + Copy> {
+    pub slots: usize,
+    pub phases: BTreeMap<K, VPhase>,
+    finish_counter: u64,
+}
+
+impl<K: Ord + Copy> Pool<K> {
+    pub fn new(slots: usize) -> Pool<K> {
+        Pool { slots, phases: BTreeMap::new(), finish_counter: 0 }
+    }
+
+    /// Adds a phase with `n` virtual tasks of `task` slot-ms each (n = 0:
+    /// virtually done at once).
+    pub fn insert(&mut self, key: K, order: u64, tasks: Vec<f64>) {
+        let mut p = VPhase { tasks, running: 0, order, finish_seq: None };
+        p.tasks.retain(|t| *t > 0.0);
+        if p.tasks.is_empty() {
+            self.finish_counter += 1;
+            p.finish_seq = Some(self.finish_counter);
+        }
+        self.phases.insert(key, p);
+        self.allocate();
+    }
+
+    /// Replaces a phase's virtual tasks (the S_i → S_f update), then reallocates.
+    pub fn replace_tasks(&mut self, key: K, tasks: Vec<f64>) {
+        if let Some(p) = self.phases.get_mut(&key) {
+            if p.finish_seq.is_some() {
+                return; // virtually done already: stays done
+            }
+            p.tasks = tasks.into_iter().filter(|t| *t > 0.0).collect();
+            if p.tasks.is_empty() {
+                self.finish_counter += 1;
+                p.finish_seq = Some(self.finish_counter);
+            }
+        }
+        self.allocate();
+    }
+
+    pub fn remove(&mut self, key: K) {
+        if self.phases.remove(&key).is_some() {
+            self.allocate();
+        }
+    }
+
+    pub fn resize(&mut self, slots: usize) {
+        if slots != self.slots {
+            self.slots = slots;
+            self.allocate();
+        }
+    }
+
+    /// A1: max-min round-robin of the slots over the unfinished phases.
+    pub fn allocate(&mut self) {
+        let mut order: Vec<(usize, u64, K)> = self
+            .phases
+            .iter()
+            .filter(|(_, p)| !p.tasks.is_empty())
+            .map(|(k, p)| (p.tasks.len(), p.order, *k))
+            .collect();
+        order.sort();
+        for p in self.phases.values_mut() {
+            p.running = 0;
+        }
+        // Water-filling with integer caps, phases by ascending cap: the same
+        // grants as the round-robin pass, remainders to the first in order.
+        let mut left = self.slots;
+        let n = order.len();
+        let mut grant = vec![0usize; n];
+        for i in 0..n {
+            let rest = n - i;
+            let fair = left / rest;
+            if order[i].0 <= fair {
+                grant[i] = order[i].0;
+                left -= order[i].0;
+            } else {
+                let extra = left - fair * rest;
+                for (j, g) in grant.iter_mut().enumerate().skip(i) {
+                    *g = fair + usize::from(j - i < extra);
+                }
+                break;
+            }
+        }
+        for ((_, _, k), g) in order.iter().zip(grant) {
+            if let Some(p) = self.phases.get_mut(k) {
+                p.running = g.min(p.tasks.len());
+            }
+        }
+    }
+
+    /// Slot-ms until the next virtual task completion, if any task runs.
+    pub fn next_completion(&self) -> Option<f64> {
+        self.phases.values().flat_map(|p| p.tasks[..p.running].iter().copied()).min_by(f64::total_cmp)
+    }
+
+    /// A2: advances by `work` slot-ms per running slot, splitting at every
+    /// virtual task completion. Returns the phases that became virtually
+    /// done, in finish order.
+    pub fn advance(&mut self, mut work: f64) -> Vec<K> {
+        let mut done = Vec::new();
+        while work > 0.0 {
+            let Some(m) = self.next_completion() else { break };
+            let step = m.min(work);
+            let mut any = false;
+            let keys: Vec<K> = self.phases.keys().copied().collect();
+            for k in keys {
+                let p = self.phases.get_mut(&k).expect("key listed");
+                if p.running == 0 {
+                    continue;
+                }
+                for t in &mut p.tasks[..p.running] {
+                    *t -= step;
+                    if *t <= 1e-9 {
+                        *t = 0.0;
+                        any = true;
+                    }
+                }
+                p.tasks.retain(|t| *t > 0.0);
+                if p.tasks.is_empty() && p.finish_seq.is_none() {
+                    self.finish_counter += 1;
+                    p.finish_seq = Some(self.finish_counter);
+                    done.push(k);
+                }
+            }
+            work -= step;
+            if any {
+                self.allocate();
+            }
+        }
+        done
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// hfsp.md §5.5, derived: 4 slots; A = 8 tasks × 10 s, B = 1 task × 10 s.
+    /// B is virtually done at 10 s with V(A) = 50 s; A at 30 s.
+    #[test]
+    fn max_min_virtual_cluster_example() {
+        let mut pool: Pool<u32> = Pool::new(4);
+        pool.insert(1, 1, vec![10_000.0; 8]);
+        pool.insert(2, 2, vec![10_000.0]);
+        assert_eq!((pool.phases[&1].running, pool.phases[&2].running), (3, 1));
+        assert_eq!(pool.advance(10_000.0), vec![2]);
+        assert!((pool.phases[&1].size() - 50_000.0).abs() < 1e-6);
+        assert_eq!(pool.advance(19_999.0), Vec::<u32>::new());
+        assert_eq!(pool.advance(1.0), vec![1]);
+    }
+
+    #[test]
+    fn round_robin_gives_remainders_to_the_smallest_phases() {
+        let mut pool: Pool<u32> = Pool::new(5);
+        pool.insert(1, 1, vec![1.0; 10]);
+        pool.insert(2, 2, vec![1.0; 10]);
+        pool.insert(3, 3, vec![1.0; 1]);
+        let r: Vec<usize> = pool.phases.values().map(|p| p.running).collect();
+        assert_eq!(r, vec![2, 2, 1]);
+        let mut pool: Pool<u32> = Pool::new(2);
+        for k in 0..3 {
+            pool.insert(k, k as u64, vec![1.0; 4]);
+        }
+        let r: Vec<usize> = pool.phases.values().map(|p| p.running).collect();
+        assert_eq!(r, vec![1, 1, 0]);
+    }
+}
