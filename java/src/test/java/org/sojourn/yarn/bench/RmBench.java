@@ -23,7 +23,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateS
  * The timed phase hands NODE_UPDATE to the scheduler directly, node after node,
  * until every ask is served; each call is timed. Prints figures.
  *
- * <pre>gradle rmbench -Prmbench.args="sojourn 1000 500 100"   (sojourn | capacity | capacity-multi | fair)</pre>
+ * <pre>gradle rmbench [-Prmbench.args="all 1000 500 100 --record"]</pre>
+ * (all, or a comma-separated list of sojourn-fifo, sojourn-fair, capacity, capacity-multi, fair)
  */
 public final class RmBench {
   /** Containers the scheduler has placed on the nodes (YARN's own books). */
@@ -35,16 +36,61 @@ public final class RmBench {
     return n;
   }
 
-  public static void main(String[] args) throws Exception {
-    String which = args.length > 0 ? args[0] : "sojourn";
-    int nodes = args.length > 1 ? Integer.parseInt(args[1]) : 1000;
-    int apps = args.length > 2 ? Integer.parseInt(args[2]) : 500;
-    int perApp = args.length > 3 ? Integer.parseInt(args[3]) : 100;
+  /** Every scheduler, in the order the figures are printed. */
+  static final List<String> ALL =
+      Arrays.asList("sojourn-fifo", "sojourn-fair", "capacity", "capacity-multi", "fair");
 
+  /**
+   * Arguments: [schedulers|all] [nodes] [apps] [containers per app] [--record].
+   * Schedulers are comma separated; each runs in a fresh MockRM in this JVM,
+   * so one run gives figures measured side by side. --record appends them to
+   * java/bench/rm-history.csv.
+   */
+  public static void main(String[] args) throws Exception {
+    List<String> rest = new ArrayList<>(Arrays.asList(args));
+    boolean record = rest.remove("--record");
+    String which = rest.size() > 0 ? rest.get(0) : "all";
+    int nodes = rest.size() > 1 ? Integer.parseInt(rest.get(1)) : 1000;
+    int apps = rest.size() > 2 ? Integer.parseInt(rest.get(2)) : 500;
+    int perApp = rest.size() > 3 ? Integer.parseInt(rest.get(3)) : 100;
+    List<String> schedulers = which.equals("all") ? ALL : Arrays.asList(which.split(","));
+    for (String sched : schedulers) {
+      if (!ALL.contains(sched)) {
+        throw new IllegalArgumentException("unknown scheduler '" + sched + "': one of " + ALL + " or all");
+      }
+    }
+    String rev = System.getProperty("bench.rev", "unknown");
+    List<String> rows = new ArrayList<>();
+    for (String sched : schedulers) {
+      rows.add(java.time.LocalDate.now(java.time.ZoneOffset.UTC) + "," + rev + ","
+          + run(sched, nodes, apps, perApp));
+    }
+    if (record) {
+      java.nio.file.Path history = java.nio.file.Paths.get("java", "bench", "rm-history.csv");
+      if (!java.nio.file.Files.exists(history)) {
+        java.nio.file.Files.write(history, java.util.Collections.singletonList(
+            "date,rev,scheduler,nodes,apps,containers_per_app,rounds,allocations_per_s,"
+            + "node_update_p50_us,node_update_p99_us,node_update_max_us"));
+      }
+      java.nio.file.Files.write(history, rows, java.nio.file.StandardOpenOption.APPEND);
+      System.out.println("recorded in " + history);
+    }
+  }
+
+  /** One scheduler's run; returns its CSV figures. */
+  static String run(String which, int nodes, int apps, int perApp) throws Exception {
     YarnConfiguration conf = new YarnConfiguration();
     switch (which) {
-      case "sojourn":
+      case "sojourn-fifo":
         conf.set(YarnConfiguration.RM_SCHEDULER, "org.sojourn.yarn.SojournScheduler");
+        conf.set("yarn.scheduler.sojourn.policy", "fifo");
+        break;
+      case "sojourn-fair":
+        // as FairScheduler below: several containers per heartbeat, no cap
+        conf.set(YarnConfiguration.RM_SCHEDULER, "org.sojourn.yarn.SojournScheduler");
+        conf.set("yarn.scheduler.sojourn.policy", "fair");
+        conf.set("yarn.scheduler.sojourn.fair.assign_multiple", "true");
+        conf.set("yarn.scheduler.sojourn.fair.dynamic_max_assign", "false");
         break;
       case "capacity":
         conf.set(YarnConfiguration.RM_SCHEDULER,
@@ -67,7 +113,7 @@ public final class RmBench {
         conf.setInt("yarn.scheduler.fair.max.assign", -1);
         break;
       default:
-        throw new IllegalArgumentException("scheduler: sojourn | capacity | capacity-multi | fair");
+        throw new IllegalArgumentException("unknown scheduler '" + which + "': one of " + ALL);
     }
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 1024);
     QueueMetrics.clearQueueMetrics();
@@ -134,8 +180,16 @@ public final class RmBench {
       if (s instanceof org.sojourn.yarn.SojournScheduler && allocated < (long) apps * perApp) {
         System.out.println("  state: " + ((org.sojourn.yarn.SojournScheduler) s).describe());
       }
-      System.out.printf("  NODE_UPDATE: p50 %.1f us, p99 %.1f us, max %.1f us%n", l[l.length / 2] / 1e3,
-          l[(int) (l.length * 0.99)] / 1e3, l[l.length - 1] / 1e3);
+      double p50 = l[l.length / 2] / 1e3;
+      double p99 = l[(int) (l.length * 0.99)] / 1e3;
+      double max = l[l.length - 1] / 1e3;
+      System.out.printf("  NODE_UPDATE: p50 %.1f us, p99 %.1f us, max %.1f us%n", p50, p99, max);
+      if (allocated < (long) apps * perApp) {
+        System.out.printf("  WARNING: only %d of %d containers placed in %d rounds%n", allocated,
+            (long) apps * perApp, rounds);
+      }
+      return String.format("%s,%d,%d,%d,%d,%.0f,%.1f,%.1f,%.1f", which, nodes, apps, perApp, rounds,
+          allocated / secs, p50, p99, max);
     } finally {
       rm.stop();
     }
