@@ -24,7 +24,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateS
  * until every ask is served; each call is timed. Prints figures.
  *
  * <pre>gradle rmbench [-Prmbench.args="all 1000 500 100 --record"]</pre>
- * (all, or a comma-separated list of sojourn-fifo, sojourn-fair, capacity, capacity-multi, fair)
+ * (all, or a comma-separated list of sojourn-fifo, sojourn-fair, sojourn-fair-single, capacity,
+ * capacity-multi, fair)
  */
 public final class RmBench {
   /** Containers the scheduler has placed on the nodes (YARN's own books). */
@@ -38,7 +39,8 @@ public final class RmBench {
 
   /** Every scheduler, in the order the figures are printed. */
   static final List<String> ALL =
-      Arrays.asList("sojourn-fifo", "sojourn-fair", "capacity", "capacity-multi", "fair");
+      Arrays.asList("sojourn-fifo", "sojourn-fair", "sojourn-fair-single", "capacity", "capacity-multi",
+          "fair");
 
   /**
    * Arguments: [schedulers|all] [nodes] [apps] [containers per app] [--record].
@@ -91,6 +93,12 @@ public final class RmBench {
         conf.set("yarn.scheduler.sojourn.policy", "fair");
         conf.set("yarn.scheduler.sojourn.fair.assign_multiple", "true");
         conf.set("yarn.scheduler.sojourn.fair.dynamic_max_assign", "false");
+        break;
+      case "sojourn-fair-single":
+        // fair's defaults, as YARN's: one container per heartbeat, the same
+        // work per NODE_UPDATE as CapacityScheduler's defaults below
+        conf.set(YarnConfiguration.RM_SCHEDULER, "org.sojourn.yarn.SojournScheduler");
+        conf.set("yarn.scheduler.sojourn.policy", "fair");
         break;
       case "capacity":
         conf.set(YarnConfiguration.RM_SCHEDULER,
@@ -158,7 +166,7 @@ public final class RmBench {
       List<Long> lat = new ArrayList<>();
       long t0 = System.nanoTime();
       int rounds = 0;
-      while (containersOn(s, nms) < target && rounds < 50) {
+      while (containersOn(s, nms) < target && rounds < 100) {
         for (RMNode n : rmNodes) {
           long a = System.nanoTime();
           s.handle(new NodeUpdateSchedulerEvent(n));
