@@ -2,11 +2,15 @@
 //! one by name from validated parameters ([`build`]) and lists them with
 //! their parameter schemas ([`catalog`]).
 
+pub mod bigc;
 pub mod capacity;
 pub mod common;
 pub mod fair;
 pub mod fifo;
 pub mod hfsp;
+pub mod kairos;
+#[cfg(test)]
+pub(crate) mod test_support;
 
 use sojourn_core::{CoreError, ParamSpec, Params, Policy, Result};
 use std::collections::BTreeMap;
@@ -45,6 +49,18 @@ pub fn catalog() -> Vec<PolicyInfo> {
         doc: "HFSP: size-based with aging (a virtual cluster shared max-min), job-size estimation by training tasks, preemption wait/kill/suspend",
         params: hfsp::PARAMS,
         build: hfsp::build,
+    },
+    PolicyInfo {
+        name: "kairos",
+        doc: "Kairos: preemptive least-attained-service on each node (suspend, quantum W, starvation guard), central placement on the fewest tasks capped at N + Q, ties to the lowest variance; no runtime estimates",
+        params: kairos::PARAMS,
+        build: kairos::build,
+    },
+    PolicyInfo {
+        name: "bigc",
+        doc: "Big-C-like baseline (Kairos's thesis): short and long job classes with 95%/5% elastic shares, FIFO within a class, short tasks suspend the newest long tasks",
+        params: bigc::PARAMS,
+        build: bigc::build,
     }]
 }
 

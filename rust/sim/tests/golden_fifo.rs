@@ -1,28 +1,10 @@
 //! FIFO on tiny hand-computed scenarios, through the whole simulator.
 
-use sojourn_core::{Phase, Priority, Resources, Time};
+mod common;
+use common::job;
+use sojourn_core::{Resources, Time};
 use sojourn_sim::engine::{simulate, NodeFailure, SimConfig};
-use sojourn_sim::workload::{ClusterSpec, JobSpec, JobStream, TaskGroup};
-
-fn job(id: u64, submit_s: u64, tasks_s: &[u64]) -> JobSpec {
-    JobSpec {
-        id,
-        name: format!("job{id}"),
-        submit: Time(submit_s * 1000),
-        queue: "default".into(),
-        user: "u".into(),
-        priority: 0,
-        groups: vec![TaskGroup {
-            phase: Phase::Map,
-            priority: Priority::MAP,
-            resources: Resources::new(1024, 1),
-            durations_ms: tasks_s.iter().map(|s| s * 1000).collect(),
-            hosts: vec![],
-        }],
-        deadline: None,
-        value: None,
-    }
-}
+use sojourn_sim::workload::{ClusterSpec, JobSpec, JobStream};
 
 fn stream(jobs: Vec<JobSpec>) -> JobStream {
     Box::new(jobs.into_iter().map(Ok))

@@ -2,10 +2,11 @@
 //! `Core` with events and reading its decisions.
 
 use super::{build, PARAMS};
+use crate::test_support::node;
 use serde_json::Value;
 use sojourn_core::{
-    AppId, AppSpec, Ask, ContainerId, Core, CoreConfig, Decision, Event, NodeId, NodeSpec, Outcome, Params, Phase,
-    PreemptMode, Priority, Resources, Time,
+    AppId, AppSpec, Ask, ContainerId, Core, CoreConfig, Decision, Event, NodeId, Outcome, Params, Phase, PreemptMode,
+    Priority, Resources, Time,
 };
 use std::collections::BTreeMap;
 
@@ -29,17 +30,6 @@ fn config_error(kv: &[(&str, &str)]) -> String {
             Ok(_) => panic!("configuration {kv:?} was accepted"),
         },
     }
-}
-
-fn node(c: &mut Core, id: u32, mb: u64, vcores: u32) {
-    let spec = NodeSpec {
-        node: NodeId(id),
-        name: format!("n{id}"),
-        rack: "/r".into(),
-        labels: vec![],
-        capacity: Resources::new(mb, vcores),
-    };
-    c.handle(Time::ZERO, Event::NodeAdded(spec)).expect("node");
 }
 
 fn app(c: &mut Core, t: u64, id: u32, queue: &str, user: &str) {

@@ -1,10 +1,11 @@
 //! Golden cases computed by hand, driving a `Core` with events.
 
 use super::{build, PARAMS};
+use crate::test_support::node;
 use serde_json::Value;
 use sojourn_core::{
-    AppId, AppSpec, Ask, ContainerId, Core, CoreConfig, Decision, Event, NodeId, NodeSpec, Outcome, Params, Phase,
-    PreemptMode, Priority, Resources, Time,
+    AppId, AppSpec, Ask, ContainerId, Core, CoreConfig, Decision, Event, NodeId, Outcome, Params, Phase, PreemptMode,
+    Priority, Resources, Time,
 };
 use std::collections::BTreeMap;
 
@@ -18,17 +19,6 @@ fn core(extra: &[(&str, &str)]) -> Core {
         SIMPLE.iter().chain(extra).map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let p = Params::validate("hfsp", PARAMS, &given).expect("valid parameters");
     Core::new(build(&p).expect("valid configuration"), CoreConfig::default())
-}
-
-fn node(c: &mut Core, id: u32, mb: u64, vcores: u32) {
-    let spec = NodeSpec {
-        node: NodeId(id),
-        name: format!("n{id}"),
-        rack: "/r".into(),
-        labels: vec![],
-        capacity: Resources::new(mb, vcores),
-    };
-    c.handle(Time::ZERO, Event::NodeAdded(spec)).expect("node");
 }
 
 /// App `id` submitted at `t` with `tasks` map tasks of 1 GB, 1 vcore, each

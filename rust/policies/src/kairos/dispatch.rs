@@ -1,0 +1,154 @@
+//! Kairos's central scheduler (delgado.md §3.4, Algorithm 3; K6 of §5):
+//! the FIFO queue of tasks goes out one by one, each to the node with the
+//! fewest tasks below N + Q, ties to the lowest variance of attained service
+//! (or a random node, or the lowest total attained service).
+
+use super::{is_am, Kairos, TieBreak};
+use sojourn_core::{AppId, Cluster, Ctx, NodeId, Priority, Refusal, Time};
+
+/// A node's place in the dispatch order: (task count, tie-break, id).
+pub(crate) type NodeKey = (u32, u64, NodeId);
+
+impl Kairos {
+    fn node_key(&self, ctx: &mut Ctx<'_>, node: NodeId) -> NodeKey {
+        let count = self.task_count(node);
+        let cluster = ctx.cluster();
+        let tasks = self.on_node.get(&node).into_iter().flatten().copied();
+        let tie = match self.cfg.tie_break {
+            // non-negative floats order like their bits
+            TieBreak::Var => super::node::variance(cluster, tasks, ctx.now).to_bits(),
+            TieBreak::Sum => tasks.map(|c| Self::service(cluster, c, ctx.now)).sum(),
+            TieBreak::Random => ctx.rng.next_u64(),
+        };
+        (count, tie, node)
+    }
+
+    fn cap(&self, cluster: &Cluster, node: NodeId) -> u32 {
+        self.cores(cluster, node) + self.cfg.extra
+    }
+
+    /// Whether one container of `app` at `prio` could start on `node` now,
+    /// suspending running tasks if it must.
+    fn placeable(&self, cluster: &Cluster, app: AppId, prio: Priority, node: NodeId, now: Time) -> bool {
+        match cluster.can_allocate(app, prio, node) {
+            Ok(()) => true,
+            Err(Refusal::DoesNotFit) => {
+                let Some(need) = cluster.app(app).and_then(|a| a.asks.get(&prio)).map(|s| s.ask.capability) else {
+                    return false;
+                };
+                self.victims_for(cluster, node, &need, now).is_some()
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// K2 on `node` and the placement: suspend the victims, allocate, start
+    /// the new task's quantum.
+    fn start_on(&mut self, ctx: &mut Ctx<'_>, app: AppId, prio: Priority, node: NodeId, am: bool) -> bool {
+        let Some(need) = ctx.cluster().app(app).and_then(|a| a.asks.get(&prio)).map(|s| s.ask.capability) else {
+            return false;
+        };
+        let Some(victims) = self.victims_for(ctx.cluster(), node, &need, ctx.now) else { return false };
+        for v in victims {
+            if !self.suspend(ctx, v) {
+                return false;
+            }
+        }
+        match ctx.allocate(app, prio, node) {
+            Ok(c) => {
+                self.track(ctx, c, node, am);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Re-files `node` in the dispatch order after its tasks changed.
+    pub(crate) fn reindex(&mut self, ctx: &mut Ctx<'_>, node: NodeId) {
+        if let Some(k) = self.key_of.remove(&node) {
+            self.open.remove(&k);
+        }
+        let has_memory = ctx.cluster().node(node).is_some_and(|n| n.available().memory_mb > 0);
+        if has_memory && self.task_count(node) < self.cap(ctx.cluster(), node) {
+            let k = self.node_key(ctx, node);
+            self.open.insert(k);
+            self.key_of.insert(node, k);
+        }
+    }
+
+    /// Re-reads every node's task count and tie-break figure: the thesis's
+    /// central scheduler learns them from heartbeats every Δ
+    /// (`stats_interval_ms`); between refreshes only the nodes whose tasks
+    /// changed are re-filed.
+    fn refresh_all(&mut self, ctx: &mut Ctx<'_>) {
+        self.open.clear();
+        self.key_of.clear();
+        let all: Vec<NodeId> = ctx.cluster().nodes().map(|n| n.id).collect();
+        for n in all {
+            self.reindex(ctx, n);
+        }
+        self.stats_at = Some(ctx.now);
+    }
+
+    /// K6: hands the queued tasks to nodes until the queue is empty or no
+    /// node can take the next ones.
+    pub(crate) fn dispatch(&mut self, ctx: &mut Ctx<'_>) {
+        if self.queue.is_empty() {
+            return;
+        }
+        let stale = self.stats_at.is_none_or(|at| ctx.now.since(at) >= self.cfg.stats_interval_ms);
+        if stale {
+            self.refresh_all(ctx);
+        }
+        let mut full = false;
+        // Asks (capability, label) no open node could take: placing only
+        // uses memory up, so they stay unplaceable for the rest of the round.
+        let mut hopeless: Vec<(sojourn_core::Resources, Option<String>)> = Vec::new();
+        for app in self.queue.in_order() {
+            let prios: Vec<Priority> = match ctx.cluster().app(app) {
+                Some(a) => a.outstanding_asks().map(|s| s.ask.priority).collect(),
+                None => continue,
+            };
+            for prio in prios {
+                if full {
+                    break;
+                }
+                let am = is_am(ctx.cluster(), app, prio);
+                let shape = ctx.cluster().app(app).and_then(|a| a.asks.get(&prio)).map(|s| {
+                    let plain = s.ask.relax_locality || s.ask.locality.is_empty();
+                    (plain, (s.ask.capability, s.ask.label.clone()))
+                });
+                let Some((plain, shape)) = shape else { continue };
+                if plain && hopeless.contains(&shape) {
+                    continue;
+                }
+                loop {
+                    let outstanding =
+                        ctx.cluster().app(app).and_then(|a| a.asks.get(&prio)).map_or(0, |s| s.outstanding);
+                    if outstanding == 0 {
+                        break;
+                    }
+                    if self.open.is_empty() {
+                        full = true;
+                        break;
+                    }
+                    let (cluster, now) = (ctx.cluster(), ctx.now);
+                    let Some(key) = self.open.iter().find(|k| self.placeable(cluster, app, prio, k.2, now)).copied()
+                    else {
+                        if plain {
+                            hopeless.push(shape);
+                        }
+                        break;
+                    };
+                    if !self.start_on(ctx, app, prio, key.2, am) {
+                        break;
+                    }
+                }
+            }
+            self.queue.refresh(ctx.cluster(), app);
+            if full {
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,280 @@
+//! `kairos`: preemptive least-attained-service scheduling without runtime
+//! estimates (Delgado's thesis, chapter 4; delgado.md §3).
+//!
+//! Two levels, as in the thesis (§3.1):
+//! - **The node scheduler** ([`node`], Algorithm 2, delgado.md §3.3 and K2–K4):
+//!   each node runs at most N tasks (one per vcore by default) and keeps the
+//!   tasks it preempted *suspended*: memory kept, CPU given up. A new task
+//!   always starts at once: if every core is busy, the running task with the
+//!   most attained service is suspended for it. When a task finishes, the
+//!   suspended task with the least attained service resumes. At the end of a
+//!   quantum W the running task yields to the least-served suspended task if
+//!   that one has attained no more service (minus `hysteresis_ms`).
+//! - **The central scheduler** ([`dispatch`], Algorithm 3, §3.4 and K6):
+//!   tasks wait in one FIFO queue (jobs by submission, then request
+//!   priority); each goes to the node with the fewest tasks, capped at N + Q,
+//!   ties to the lowest variance of attained service (Random and Sum as
+//!   options, §4.5.3).
+//!
+//! Attained service is the core's own per-container figure (the time the
+//! container has run; suspended spells excluded), so nothing here needs a
+//! runtime estimate.
+//!
+//! Decisions on the thesis's open points (delgado.md §6):
+//! - §6.10: swap at quantum end when `suspended ≤ running − h`, h = 0 (the
+//!   pseudo-code's `≤`); the authors' code's W/2 is `hysteresis_ms`.
+//! - §6.11: the arrival victim is chosen by live service (attained so far,
+//!   including the current spell). A protected task (below) is never a
+//!   victim; if every running task is protected the newcomer goes to another
+//!   node or waits in the central queue (the thesis's "always starts at once"
+//!   cannot hold then).
+//! - §6.12: the starvation guard counts *time*: a task suspended for
+//!   `starvation_quanta` quanta (S·W) without a turn is resumed at the next
+//!   decision on its node, whatever its attained service, and runs M·W
+//!   (`protect_quanta`) unpreemptible. `starvation=preempted` is the authors'
+//!   code instead: a task preempted more than S times keeps running for M·W
+//!   at its next quantum end.
+//! - §6.13: the central scheduler is event-driven (every scheduling
+//!   opportunity dispatches), task counts are updated as it assigns, and a
+//!   node takes tasks while it holds fewer than N + Q.
+//! - §6.14: the variance is over all the node's Kairos tasks, running and
+//!   suspended, with live service; a node with fewer than two has variance 0.
+//! - AM containers (phase `am`) are placed like tasks but never suspended and
+//!   not counted in N + Q, as in the authors' YARN code (§3.5).
+//! - Asks that cannot go anywhere (no node with memory left under the cap)
+//!   do not block later jobs' asks that can: the queue is FIFO among what can
+//!   be placed.
+
+mod config;
+pub mod dispatch;
+pub mod node;
+
+#[cfg(test)]
+mod tests;
+
+pub use config::{Config, Starvation, TieBreak, PARAMS};
+use sojourn_core::{
+    AppId, Cluster, ContainerId, ContainerState, Ctx, Decision, Event, NodeId, Params, Phase, Policy, Result, Time,
+    TimerToken,
+};
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::common::DemandIndex;
+
+pub fn build(p: &Params) -> Result<Box<dyn Policy>> {
+    Ok(Box::new(Kairos::new(Config::from_params(p)?)))
+}
+
+/// What Kairos keeps about one of its containers (K1). Running or
+/// suspended and the attained service are the mirror's.
+#[derive(Clone, Debug)]
+pub struct Task {
+    pub node: NodeId,
+    /// An AM container: never suspended, not counted against N + Q.
+    pub am: bool,
+    /// When the current quantum ends (a timer is set for it); `None` while
+    /// suspended.
+    pub quantum_end: Option<Time>,
+    /// When it was last suspended.
+    pub suspended_since: Option<Time>,
+    /// Times it was suspended since its last protected window.
+    pub preemptions: u32,
+    /// It may not be preempted before this time (the starvation guard).
+    pub protected_until: Time,
+}
+
+pub struct Kairos {
+    pub(crate) cfg: Config,
+    pub(crate) tasks: BTreeMap<ContainerId, Task>,
+    /// Kairos tasks (not AMs) per node, running and suspended.
+    pub(crate) on_node: BTreeMap<NodeId, BTreeSet<ContainerId>>,
+    /// The central FIFO queue: jobs with outstanding asks by submission.
+    queue: DemandIndex<(u64, u32)>,
+    /// Nodes below N + Q in dispatch order, and each one's key there.
+    pub(crate) open: BTreeSet<dispatch::NodeKey>,
+    pub(crate) key_of: BTreeMap<NodeId, dispatch::NodeKey>,
+    /// When every node's figures were last refreshed (`None`: now due).
+    pub(crate) stats_at: Option<Time>,
+    /// Nodes whose idle cores may serve a suspended task again (a resume
+    /// was rejected).
+    dirty: BTreeSet<NodeId>,
+}
+
+fn fifo_key(a: &sojourn_core::App) -> (u64, u32) {
+    (a.submit.ms(), a.id().0)
+}
+
+impl Kairos {
+    pub fn new(cfg: Config) -> Kairos {
+        Kairos {
+            cfg,
+            tasks: BTreeMap::new(),
+            on_node: BTreeMap::new(),
+            queue: DemandIndex::default(),
+            open: BTreeSet::new(),
+            key_of: BTreeMap::new(),
+            stats_at: None,
+            dirty: BTreeSet::new(),
+        }
+    }
+
+    /// N for a node: the configured cores, or its vcores.
+    pub(crate) fn cores(&self, cluster: &Cluster, node: NodeId) -> u32 {
+        if self.cfg.cores > 0 {
+            self.cfg.cores
+        } else {
+            cluster.node(node).map_or(0, |n| n.capacity.vcores)
+        }
+    }
+
+    /// Kairos tasks on `node` (running and suspended, AMs excluded).
+    pub fn task_count(&self, node: NodeId) -> u32 {
+        self.on_node.get(&node).map_or(0, |s| s.len() as u32)
+    }
+
+    /// Registers a container Kairos just placed and starts its quantum.
+    pub(crate) fn track(&mut self, ctx: &mut Ctx<'_>, container: ContainerId, node: NodeId, am: bool) {
+        let mut task =
+            Task { node, am, quantum_end: None, suspended_since: None, preemptions: 0, protected_until: Time::ZERO };
+        if !am {
+            self.on_node.entry(node).or_default().insert(container);
+            let end = ctx.now.plus(self.cfg.quantum_ms);
+            task.quantum_end = Some(end);
+            ctx.wake_at(end, TimerToken(container.0));
+        }
+        self.tasks.insert(container, task);
+        self.reindex(ctx, node);
+    }
+
+    /// Forgets a container; its node must be re-filed ([`Self::reindex`]).
+    pub(crate) fn untrack(&mut self, container: ContainerId) -> Option<Task> {
+        let task = self.tasks.remove(&container)?;
+        if let Some(set) = self.on_node.get_mut(&task.node) {
+            set.remove(&container);
+            if set.is_empty() {
+                self.on_node.remove(&task.node);
+            }
+        }
+        Some(task)
+    }
+
+    /// Drops what the mirror no longer has (after a node or an app went).
+    fn sweep(&mut self, cluster: &Cluster) {
+        let gone: Vec<ContainerId> = self.tasks.keys().copied().filter(|c| cluster.container(*c).is_none()).collect();
+        for c in gone {
+            self.untrack(c);
+        }
+    }
+
+    /// Live attained service of a container (ms).
+    pub(crate) fn service(cluster: &Cluster, c: ContainerId, now: Time) -> u64 {
+        cluster.container(c).map_or(0, |c| c.attained_ms(now))
+    }
+
+    pub(crate) fn is_running(cluster: &Cluster, c: ContainerId) -> bool {
+        cluster.container(c).is_some_and(|c| c.state == ContainerState::Running)
+    }
+
+    fn schedule(&mut self, ctx: &mut Ctx<'_>, node: Option<NodeId>) {
+        let mut nodes: Vec<NodeId> = std::mem::take(&mut self.dirty).into_iter().collect();
+        nodes.extend(node);
+        for n in nodes {
+            self.fill_idle_cores(ctx, n);
+        }
+        self.dispatch(ctx);
+    }
+}
+
+impl Policy for Kairos {
+    fn name(&self) -> &'static str {
+        "kairos"
+    }
+
+    fn on_event(&mut self, ctx: &mut Ctx<'_>, event: &Event) {
+        self.queue.observe(ctx.cluster(), event, fifo_key);
+        match event {
+            Event::ContainerCompleted { container, .. } => {
+                if let Some(task) = self.untrack(*container) {
+                    // K3: a core freed; the least-served suspended task takes it.
+                    self.fill_idle_cores(ctx, task.node);
+                    self.reindex(ctx, task.node);
+                }
+            }
+            Event::Rejected { decision: Decision::Allocate { container, node, .. }, .. } => {
+                self.untrack(*container);
+                self.reindex(ctx, *node);
+            }
+            Event::Rejected { decision: Decision::Resume { container }, .. } => {
+                if let Some(t) = self.tasks.get_mut(container) {
+                    t.quantum_end = None;
+                    t.suspended_since.get_or_insert(ctx.now);
+                    self.dirty.insert(t.node);
+                }
+            }
+            Event::Rejected { decision: Decision::Preempt { container, .. }, .. } => {
+                // still running: give it a fresh quantum
+                if let Some(t) = self.tasks.get(container).filter(|t| t.quantum_end.is_none()) {
+                    let node = t.node;
+                    self.start_quantum(ctx, *container, self.cfg.quantum_ms);
+                    self.dirty.insert(node);
+                }
+            }
+            Event::NodeAdded(_) | Event::NodeResourceUpdated { .. } => self.stats_at = None,
+            Event::NodeRemoved { .. } | Event::AppRemoved { .. } => {
+                self.sweep(ctx.cluster());
+                self.stats_at = None;
+            }
+            _ => {}
+        }
+    }
+
+    fn on_node_heartbeat(&mut self, ctx: &mut Ctx<'_>, node: NodeId) {
+        self.schedule(ctx, Some(node));
+    }
+
+    /// Event-driven drivers: completions already resumed suspended tasks
+    /// (K3), so only the central dispatch runs, plus nodes left with a
+    /// rejected resume.
+    fn on_schedule(&mut self, ctx: &mut Ctx<'_>) {
+        self.schedule(ctx, None);
+    }
+
+    fn on_timer(&mut self, ctx: &mut Ctx<'_>, token: TimerToken) {
+        let c = ContainerId(token.0);
+        let due = self.tasks.get(&c).and_then(|t| t.quantum_end).is_some_and(|end| end <= ctx.now);
+        if due && Self::is_running(ctx.cluster(), c) {
+            self.quantum_end(ctx, c);
+        }
+    }
+
+    fn describe(&self, cluster: &Cluster) -> serde_json::Value {
+        let now = cluster.containers().filter_map(|c| c.running_since).max().unwrap_or(Time::ZERO);
+        let nodes: Vec<serde_json::Value> = self
+            .on_node
+            .iter()
+            .map(|(n, set)| {
+                let running = set.iter().filter(|c| Self::is_running(cluster, **c)).count();
+                serde_json::json!({
+                    "node": n.0,
+                    "tasks": set.len(),
+                    "running": running,
+                    "suspended": set.len() - running,
+                    "attained_variance": node::variance(cluster, set.iter().copied(), now),
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "policy": "kairos",
+            "cores": self.cfg.cores,
+            "extra_tasks": self.cfg.extra,
+            "quantum_ms": self.cfg.quantum_ms,
+            "queued_jobs": self.queue.iter().map(|a| a.0).collect::<Vec<_>>(),
+            "nodes": nodes,
+        })
+    }
+}
+
+/// Whether a container serves an AM ask.
+pub(crate) fn is_am(cluster: &Cluster, app: AppId, prio: sojourn_core::Priority) -> bool {
+    cluster.app(app).and_then(|a| a.asks.get(&prio)).is_some_and(|s| s.ask.phase == Phase::Am)
+}

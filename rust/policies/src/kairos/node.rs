@@ -1,0 +1,198 @@
+//! Kairos's node scheduler (delgado.md §3.3, Algorithm 2; K2–K4 of §5):
+//! least attained service with preemption by suspension, a quantum W, and
+//! the starvation guard. The node's cores are its vcores: a running task
+//! holds its vcores, a suspended one only its memory (the mirror's rule), so
+//! "a core is free" is "the suspended task's vcores fit again".
+
+use super::{Kairos, Starvation};
+use sojourn_core::{Cluster, ContainerId, Ctx, NodeId, PreemptMode, Resources, Time, TimerToken};
+
+/// Variance of attained service over `tasks` (live service; 0 for fewer
+/// than two tasks): the central scheduler's tie-break (§3.4, §6.14).
+pub fn variance(cluster: &Cluster, tasks: impl Iterator<Item = ContainerId>, now: Time) -> f64 {
+    let xs: Vec<f64> = tasks.map(|c| Kairos::service(cluster, c, now) as f64).collect();
+    if xs.len() < 2 {
+        return 0.0;
+    }
+    let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+    xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / xs.len() as f64
+}
+
+impl Kairos {
+    fn protected(&self, c: ContainerId, now: Time) -> bool {
+        self.tasks.get(&c).is_some_and(|t| t.protected_until > now)
+    }
+
+    /// Suspended tasks on `node`, the next to resume first: a starving one
+    /// (suspended for S·W, `starvation=waited`) before all, the longest
+    /// waiting first; then by least attained service, then oldest container.
+    fn resume_order(&self, cluster: &Cluster, node: NodeId, now: Time) -> Vec<(bool, ContainerId)> {
+        let Some(set) = self.on_node.get(&node) else { return Vec::new() };
+        let starve_ms = self.starvation_ms();
+        let mut v: Vec<(bool, u64, u64, ContainerId)> = set
+            .iter()
+            .filter(|c| !Self::is_running(cluster, **c))
+            .map(|&c| {
+                let since = self.tasks.get(&c).and_then(|t| t.suspended_since).unwrap_or(now);
+                let waited = now.since(since);
+                let starving = starve_ms.is_some_and(|s| waited >= s);
+                // starving first (false < true, so negate), longest wait first among them
+                let k1 = if starving { u64::MAX - waited } else { Self::service(cluster, c, now) };
+                (!starving, k1, Self::service(cluster, c, now), c)
+            })
+            .collect();
+        v.sort();
+        v.into_iter().map(|(not_starving, _, _, c)| (!not_starving, c)).collect()
+    }
+
+    /// The waited-time threshold of the starvation guard, if it is on.
+    fn starvation_ms(&self) -> Option<u64> {
+        (self.cfg.starvation == Starvation::Waited && self.cfg.starvation_quanta > 0)
+            .then(|| self.cfg.starvation_quanta as u64 * self.cfg.quantum_ms)
+    }
+
+    fn protect_ms(&self) -> u64 {
+        self.cfg.protect_quanta as u64 * self.cfg.quantum_ms
+    }
+
+    /// Starts a quantum for a running task (a timer at its end).
+    pub(crate) fn start_quantum(&mut self, ctx: &mut Ctx<'_>, c: ContainerId, len_ms: u64) {
+        let end = ctx.now.plus(len_ms.max(1));
+        if let Some(t) = self.tasks.get_mut(&c) {
+            t.quantum_end = Some(end);
+            t.suspended_since = None;
+        }
+        ctx.wake_at(end, TimerToken(c.0));
+    }
+
+    pub(crate) fn suspend(&mut self, ctx: &mut Ctx<'_>, c: ContainerId) -> bool {
+        if ctx.preempt(c, PreemptMode::Suspend).is_err() {
+            return false;
+        }
+        if let Some(t) = self.tasks.get_mut(&c) {
+            t.quantum_end = None;
+            t.suspended_since = Some(ctx.now);
+            t.preemptions += 1;
+        }
+        true
+    }
+
+    /// Resumes `c`; a starving task also gets its protected window.
+    fn resume(&mut self, ctx: &mut Ctx<'_>, c: ContainerId, starving: bool) -> bool {
+        if ctx.resume(c).is_err() {
+            return false;
+        }
+        let mut len = self.cfg.quantum_ms;
+        if starving {
+            let until = ctx.now.plus(self.protect_ms());
+            if let Some(t) = self.tasks.get_mut(&c) {
+                t.protected_until = until;
+                t.preemptions = 0;
+            }
+            len = len.max(self.protect_ms());
+        }
+        self.start_quantum(ctx, c, len);
+        true
+    }
+
+    /// K3: while a core is free on `node`, the next suspended task resumes.
+    pub(crate) fn fill_idle_cores(&mut self, ctx: &mut Ctx<'_>, node: NodeId) {
+        for (starving, c) in self.resume_order(ctx.cluster(), node, ctx.now) {
+            let fits = match (ctx.cluster().container(c), ctx.cluster().node(node)) {
+                (Some(ct), Some(n)) => ct.resources.saturating_sub(&ct.held()).fits_in(&n.available()),
+                _ => false,
+            };
+            if !fits || !self.resume(ctx, c, starving) {
+                // Resume in order only: a later task must not jump a starving
+                // or less-served one that does not fit yet.
+                break;
+            }
+        }
+    }
+
+    /// K2: room on `node` for a new container of `need`: the running tasks
+    /// to suspend for it, most attained service first, never AMs or
+    /// protected tasks. `Some(empty)` if it fits already; `None` if it
+    /// cannot fit even then (memory, or every candidate protected).
+    pub(crate) fn victims_for(
+        &self,
+        cluster: &Cluster,
+        node: NodeId,
+        need: &Resources,
+        now: Time,
+    ) -> Option<Vec<ContainerId>> {
+        let n = cluster.node(node)?;
+        let mut avail = n.available();
+        if need.fits_in(&avail) {
+            return Some(Vec::new());
+        }
+        let mut running: Vec<(u64, ContainerId)> = self
+            .on_node
+            .get(&node)?
+            .iter()
+            .filter(|c| Self::is_running(cluster, **c) && !self.protected(**c, now))
+            .map(|&c| (Self::service(cluster, c, now), c))
+            .collect();
+        // most served first; among equals the youngest container
+        running.sort_by(|a, b| b.cmp(a));
+        let mut out = Vec::new();
+        for (_, c) in running {
+            let ct = cluster.container(c)?;
+            avail += ct.resources.saturating_sub(&ct.resources.held_while_suspended());
+            out.push(c);
+            if need.fits_in(&avail) {
+                return Some(out);
+            }
+        }
+        None
+    }
+
+    /// K4: the quantum of running task `c` ended.
+    pub(crate) fn quantum_end(&mut self, ctx: &mut Ctx<'_>, c: ContainerId) {
+        let Some(task) = self.tasks.get(&c).cloned() else { return };
+        let now = ctx.now;
+        if task.protected_until > now {
+            let rest = task.protected_until.since(now);
+            self.start_quantum(ctx, c, rest);
+            return;
+        }
+        if self.cfg.starvation == Starvation::Preempted
+            && self.cfg.starvation_quanta > 0
+            && task.preemptions > self.cfg.starvation_quanta
+        {
+            // The authors' code: a much-preempted task keeps its core M·W.
+            let until = now.plus(self.protect_ms());
+            if let Some(t) = self.tasks.get_mut(&c) {
+                t.protected_until = until;
+                t.preemptions = 0;
+            }
+            self.start_quantum(ctx, c, self.protect_ms().max(self.cfg.quantum_ms));
+            return;
+        }
+        let mine = Self::service(ctx.cluster(), c, now);
+        let next = self.resume_order(ctx.cluster(), task.node, now).into_iter().next();
+        let swap = match next {
+            Some((true, _)) => true,
+            Some((false, m)) => Self::service(ctx.cluster(), m, now) + self.cfg.hysteresis_ms <= mine,
+            None => false,
+        };
+        if let (true, Some((starving, m))) = (swap, next) {
+            let fits = match (ctx.cluster().container(m), ctx.cluster().container(c), ctx.cluster().node(task.node)) {
+                (Some(mc), Some(cc), Some(n)) => {
+                    let freed = cc.resources.saturating_sub(&cc.resources.held_while_suspended());
+                    mc.resources.saturating_sub(&mc.held()).fits_in(&(n.available() + freed))
+                }
+                _ => false,
+            };
+            if fits && self.suspend(ctx, c) {
+                if self.resume(ctx, m, starving) {
+                    return;
+                }
+                // could not resume: give the core back to the task we took it from
+                let _ = self.resume(ctx, c, false);
+                return;
+            }
+        }
+        self.start_quantum(ctx, c, self.cfg.quantum_ms);
+    }
+}

@@ -1,0 +1,26 @@
+//! Jobs for the simulator's golden tests.
+
+use sojourn_core::{Phase, Priority, Resources, Time};
+use sojourn_sim::workload::{JobSpec, TaskGroup};
+
+/// Job `id` submitted at `submit_s` with one 1 GB / 1 vcore map task per
+/// entry of `tasks_s` (its run time in seconds).
+pub fn job(id: u64, submit_s: u64, tasks_s: &[u64]) -> JobSpec {
+    JobSpec {
+        id,
+        name: format!("job{id}"),
+        submit: Time(submit_s * 1000),
+        queue: "default".into(),
+        user: "u".into(),
+        priority: 0,
+        groups: vec![TaskGroup {
+            phase: Phase::Map,
+            priority: Priority::MAP,
+            resources: Resources::new(1024, 1),
+            durations_ms: tasks_s.iter().map(|s| s * 1000).collect(),
+            hosts: vec![],
+        }],
+        deadline: None,
+        value: None,
+    }
+}
