@@ -12,8 +12,6 @@ import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.server.nodemanager.Context;
 import org.apache.hadoop.yarn.server.nodemanager.DefaultContainerExecutor;
 import org.apache.hadoop.yarn.server.nodemanager.containermanager.container.Container;
-import org.apache.hadoop.yarn.server.nodemanager.containermanager.container.ContainerPauseEvent;
-import org.apache.hadoop.yarn.server.nodemanager.containermanager.container.ContainerResumeEvent;
 import org.apache.hadoop.yarn.server.nodemanager.containermanager.container.ContainerState;
 import org.apache.hadoop.yarn.server.nodemanager.executor.ContainerSignalContext;
 import org.slf4j.Logger;
@@ -36,14 +34,21 @@ import org.slf4j.LoggerFactory;
  *   uses no CPU; SIGCONT continues it where it stopped.</li>
  *   <li><b>Channel.</b> A daemon thread reads the ResourceManager's list of
  *   suspended containers every {@code yarn.nodemanager.sojourn.suspend.poll-ms}
- *   (500 ms) from its JMX servlet (see {@link RmSuspendList}). A container of
- *   this node that is listed and RUNNING gets a {@link ContainerPauseEvent};
- *   one it paused that is no longer listed gets a {@link ContainerResumeEvent}.
- *   These are the NodeManager's own PAUSE/RESUME transitions (YARN-5292), so
- *   the NodeManager itself knows the container is PAUSED (its state, its
- *   metrics, the status it reports), and calls the methods above. When no
- *   RM answers, nothing changes (logged at WARN once until it answers again).</li>
+ *   (500 ms) from its JMX servlet (see {@link RmSuspendList}). A RUNNING
+ *   container of this node that is listed is stopped; one it stopped that is
+ *   no longer listed is continued. When no RM answers, nothing changes
+ *   (logged at WARN once until it answers again).</li>
  * </ul>
+ *
+ * <p>Why the agent signals the processes itself instead of sending the
+ * NodeManager's own PAUSE event (YARN-5292's PAUSING/PAUSED states): on
+ * CONTAINER_PAUSED, Hadoop 3.3's ContainerScheduler re-queues a paused
+ * GUARANTEED container and starts its queued guaranteed containers at once,
+ * which resumes it within milliseconds (seen in the MiniYARNCluster test).
+ * That path is built for OPPORTUNISTIC containers only. So the NodeManager
+ * keeps seeing the container RUNNING (its memory monitoring goes on, which is
+ * right: the memory is held), and only the RM and this agent know it is
+ * paused.
  *
  * <p>Limits: DefaultContainerExecutor only (not LinuxContainerExecutor, whose
  * containers run as other users and under cgroups); CPU only (memory stays
@@ -54,12 +59,11 @@ public class SuspendingContainerExecutor extends DefaultContainerExecutor {
   private static final Logger LOG = LoggerFactory.getLogger(SuspendingContainerExecutor.class);
   public static final String POLL_MS = "yarn.nodemanager.sojourn.suspend.poll-ms";
   public static final long DEFAULT_POLL_MS = 500;
-  static final String DIAGNOSTIC = "suspended by the Sojourn scheduler";
 
   private volatile Context nmContext;
   private volatile Thread agent;
   private volatile boolean running;
-  /** Containers this executor paused (by id), with their pids. */
+  /** Containers the agent stopped (by id), with the pid of their process group. */
   private final ConcurrentHashMap<ContainerId, String> pausedByUs = new ConcurrentHashMap<>();
 
   @Override
@@ -134,7 +138,7 @@ public class SuspendingContainerExecutor extends DefaultContainerExecutor {
     }
   }
 
-  /** Pauses the listed containers this node runs, resumes those it paused that are not listed. */
+  /** Stops the listed containers this node runs, continues those it stopped that are not listed. */
   void reconcile(Set<String> listed) {
     Context ctx = nmContext;
     if (ctx == null) {
@@ -143,31 +147,43 @@ public class SuspendingContainerExecutor extends DefaultContainerExecutor {
     for (Container c : ctx.getContainers().values()) {
       ContainerId id = c.getContainerId();
       boolean want = listed.contains(id.toString());
-      ContainerState s = c.getContainerState();
-      if (want && s == ContainerState.RUNNING && !pausedByUs.containsKey(id)) {
+      String stoppedPid = pausedByUs.get(id);
+      if (want && c.getContainerState() == ContainerState.RUNNING) {
         String pid = getProcessId(id);
-        if (pid == null) {
-          continue; // not launched far enough to have a pid: next round
+        if (pid == null || pid.equals(stoppedPid)) {
+          continue; // no pid yet (next round), or already stopped
         }
-        pausedByUs.put(id, pid);
-        LOG.info("sojourn: pausing {} (pid {}): the ResourceManager holds it suspended", id, pid);
-        c.handle(new ContainerPauseEvent(id, DIAGNOSTIC));
-      } else if (!want && pausedByUs.containsKey(id)) {
-        if (s == ContainerState.PAUSED) {
-          LOG.info("sojourn: resuming {}: the ResourceManager resumed it", id);
-          c.handle(new ContainerResumeEvent(id, "resumed by the Sojourn scheduler"));
-          pausedByUs.remove(id);
-        } else if (s != ContainerState.PAUSING) {
-          pausedByUs.remove(id); // finished or killed meanwhile
+        try {
+          kill("STOP", pid);
+          pausedByUs.put(id, pid);
+          LOG.info("sojourn: paused {} (SIGSTOP to process group {}): the ResourceManager holds it "
+              + "suspended", id, pid);
+        } catch (IOException e) {
+          LOG.warn("sojourn: SIGSTOP to {} (pid {}) failed; retried next round: {}", id, pid, e.toString());
         }
+      } else if (!want && stoppedPid != null) {
+        try {
+          kill("CONT", stoppedPid);
+          LOG.info("sojourn: resumed {} (SIGCONT to process group {}): the ResourceManager resumed it",
+              id, stoppedPid);
+        } catch (IOException e) {
+          LOG.info("sojourn: SIGCONT to {} (pid {}) failed, it has ended: {}", id, stoppedPid, e.toString());
+        }
+        pausedByUs.remove(id);
       }
     }
     // Forget containers the NodeManager no longer has.
     pausedByUs.keySet().retainAll(ctx.getContainers().keySet());
   }
 
+  /** The containers the agent holds stopped (for tests and logs). */
+  public Set<ContainerId> pausedContainers() {
+    return java.util.Collections.unmodifiableSet(pausedByUs.keySet());
+  }
+
   // ---- the mechanism: signals to the process group --------------------------------------
 
+  /** Hadoop's hook (used by the NodeManager's own pause path, for OPPORTUNISTIC containers). */
   @Override
   public void pauseContainer(Container container) {
     signalGroup(container, "STOP");
@@ -189,6 +205,7 @@ public class SuspendingContainerExecutor extends DefaultContainerExecutor {
     Container c = ctx.getContainer();
     if (c != null && ctx.getPid() != null && ctx.getSignal() != Signal.NULL
         && (pausedByUs.containsKey(c.getContainerId()) || c.getContainerState() == ContainerState.PAUSED)) {
+      pausedByUs.remove(c.getContainerId());
       try {
         kill("CONT", ctx.getPid());
       } catch (IOException e) {
