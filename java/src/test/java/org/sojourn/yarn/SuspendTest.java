@@ -78,13 +78,15 @@ public class SuspendTest extends SojournTestBase {
       }
     };
     Logger l = Logger.getLogger(SojournScheduler.class);
-    l.setLevel(Level.DEBUG);
+    l.setLevel(Level.DEBUG); // rejection reasons, for failure messages
     l.addAppender(capture);
   }
 
   @After
   public void releaseLogs() {
-    Logger.getLogger(SojournScheduler.class).removeAppender(capture);
+    Logger l = Logger.getLogger(SojournScheduler.class);
+    l.removeAppender(capture);
+    l.setLevel(null); // back to the inherited level for the other tests
   }
 
   private boolean loggedLine(String prefix) {
