@@ -167,6 +167,11 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
   /** suspend=kill: containers whose kill carries out a suspend (a resume before the kill cancels it). */
   private final Set<ContainerId> suspendKills = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean warnedRejectedSuspend = new AtomicBoolean();
+  /** When (ms, {@link #now}) the suspended list was last read, e.g. by a NodeManager agent; -1: never. */
+  private volatile long suspendedListReadAt = -1;
+  private final AtomicBoolean warnedNoAgent = new AtomicBoolean();
+  /** How long after start-up (and since the last read) a suspension with no agent reading is warned about. */
+  static final long AGENT_SILENCE_MS = 60_000;
 
   private final AtomicLong allocations = new AtomicLong();
   private final AtomicLong rejections = new AtomicLong();
@@ -1037,6 +1042,13 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
       suspensions.incrementAndGet();
       LOG.info("sojourn: suspending {} of {} on {} (core {}): its NodeManager pauses it",
           rmc.getContainerId(), a.getApplicationAttemptId(), rmc.getAllocatedNode(), cid);
+      long read = suspendedListReadAt;
+      if (now > AGENT_SILENCE_MS && (read < 0 || now - read > AGENT_SILENCE_MS)
+          && warnedNoAgent.compareAndSet(false, true)) {
+        LOG.warn("sojourn: {}=agent, but nothing has read the suspended containers' list in the last "
+            + "{} s: do the NodeManagers run org.sojourn.yarn.nm.SuspendingContainerExecutor? Without "
+            + "it, suspended containers keep running", SojournConfig.SUSPEND, AGENT_SILENCE_MS / 1000);
+      }
       return null;
     }
     if (killAt.containsKey(rmc.getContainerId())) {
@@ -1386,6 +1398,7 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
   /** Read by the NodeManagers' SuspendingContainerExecutor (sorted, YARN container ids). */
   @Override
   public String[] getSuspendedContainers() {
+    suspendedListReadAt = now();
     List<String> ids = new ArrayList<>();
     for (ContainerId id : suspended.keySet()) {
       ids.add(id.toString());
