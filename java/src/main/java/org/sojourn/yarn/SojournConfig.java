@@ -32,11 +32,22 @@ final class SojournConfig {
   /** Period of the timer thread that fires policy wake-ups and preemption kills. */
   static final String TICK_MS = PREFIX + "tick-ms";
   static final long DEFAULT_TICK_MS = 100;
+  /**
+   * How a policy's suspend decision is carried out: {@code agent} (the
+   * NodeManagers run {@code org.sojourn.yarn.nm.SuspendingContainerExecutor},
+   * which pauses the container's processes), {@code kill} (YARN's kill
+   * preemption; the work is lost) or {@code reject} (sent back to the policy).
+   */
+  static final String SUSPEND = PREFIX + "suspend";
+  static final String DEFAULT_SUSPEND = "kill";
+  static final List<String> SUSPEND_MODES =
+      Collections.unmodifiableList(Protocol.list("agent", "kill", "reject"));
   /** Queue tree and ACLs: {@code queue.<path>.queues}, {@code queue.<path>.acl_*}. */
   static final String QUEUE = PREFIX + "queue.";
 
   private static final List<String> OWN = Collections.unmodifiableList(
-      Protocol.list("policy", "seed", "preemption.grace-ms", "record.path", "tick-ms"));
+      Protocol.list("policy", "seed", "preemption.grace-ms", "record.path", "tick-ms",
+          "suspend"));
 
   final String policy;
   final Map<String, String> params;
@@ -44,16 +55,19 @@ final class SojournConfig {
   final long graceMs;
   final String recordPath;
   final long tickMs;
+  /** agent, kill or reject: see {@link #SUSPEND}. */
+  final String suspend;
   final QueueTree.Spec queues;
 
   private SojournConfig(String policy, Map<String, String> params, long seed, long graceMs,
-      String recordPath, long tickMs, QueueTree.Spec queues) {
+      String recordPath, long tickMs, String suspend, QueueTree.Spec queues) {
     this.policy = policy;
     this.params = params;
     this.seed = seed;
     this.graceMs = graceMs;
     this.recordPath = recordPath;
     this.tickMs = tickMs;
+    this.suspend = suspend;
     this.queues = queues;
   }
 
@@ -109,8 +123,13 @@ final class SojournConfig {
     long grace = longAtLeast(conf, GRACE_MS, DEFAULT_GRACE_MS, 0);
     long tick = longAtLeast(conf, TICK_MS, DEFAULT_TICK_MS, 1);
     String record = conf.getTrimmed(RECORD, "");
+    String suspend = conf.getTrimmed(SUSPEND, DEFAULT_SUSPEND);
+    if (!SUSPEND_MODES.contains(suspend)) {
+      throw new IllegalArgumentException("sojourn: " + SUSPEND + "='" + suspend
+          + "' is not one of " + String.join(", ", SUSPEND_MODES));
+    }
     return new SojournConfig(policy, params, seed, grace, record.isEmpty() ? null : record, tick,
-        QueueTree.Spec.read(conf));
+        suspend, QueueTree.Spec.read(conf));
   }
 
   private static long longAtLeast(Configuration conf, String key, long dflt, long min) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -16,6 +17,7 @@ import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.management.ObjectName;
@@ -104,6 +106,12 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
  *   <li>Kill preemption follows YARN's path: the container is marked, the AM
  *   sees it in a PreemptionMessage on its next allocate, and it is killed after
  *   {@code yarn.scheduler.sojourn.preemption.grace-ms}.</li>
+ *   <li>Suspend decisions ({@code yarn.scheduler.sojourn.suspend}): with
+ *   {@code agent} the container stays RUNNING in YARN's books and is listed in
+ *   the MXBean attribute {@code SuspendedContainers}, which the NodeManagers'
+ *   {@code org.sojourn.yarn.nm.SuspendingContainerExecutor} polls and pauses
+ *   (SIGSTOP) or resumes (SIGCONT); with {@code kill} a suspend is carried out
+ *   as kill preemption; with {@code reject} it goes back to the core.</li>
  * </ul>
  */
 @SuppressWarnings("unchecked")
@@ -145,10 +153,31 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
   private final ConcurrentHashMap<ContainerId, Long> coreIdOf = new ConcurrentHashMap<>();
   /** Containers marked for preemption, with the time (ms) they are killed at. */
   private final ConcurrentHashMap<ContainerId, Long> killAt = new ConcurrentHashMap<>();
+  /**
+   * How suspend decisions are carried out, fixed at start-up (a refresh cannot
+   * change it: containers already paused by the agents would be orphaned).
+   */
+  private volatile String suspendMode = SojournConfig.DEFAULT_SUSPEND;
+  /**
+   * suspend=agent: the containers the core holds suspended. They stay RUNNING
+   * in YARN and keep all their resources on their SchedulerNode; the
+   * NodeManager agents read this set over JMX and pause their processes.
+   */
+  private final ConcurrentHashMap<ContainerId, RMContainer> suspended = new ConcurrentHashMap<>();
+  /** suspend=kill: containers whose kill carries out a suspend (a resume before the kill cancels it). */
+  private final Set<ContainerId> suspendKills = ConcurrentHashMap.newKeySet();
+  private final AtomicBoolean warnedRejectedSuspend = new AtomicBoolean();
+  /** When (ms, {@link #now}) the suspended list was last read, e.g. by a NodeManager agent; -1: never. */
+  private volatile long suspendedListReadAt = -1;
+  private final AtomicBoolean warnedNoAgent = new AtomicBoolean();
+  /** How long after start-up (and since the last read) a suspension with no agent reading is warned about. */
+  static final long AGENT_SILENCE_MS = 60_000;
 
   private final AtomicLong allocations = new AtomicLong();
   private final AtomicLong rejections = new AtomicLong();
   private final AtomicLong preemptionKills = new AtomicLong();
+  private final AtomicLong suspensions = new AtomicLong();
+  private final AtomicLong resumes = new AtomicLong();
 
   public SojournScheduler() {
     super(SojournScheduler.class.getName());
@@ -173,10 +202,30 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     }
     this.settings = s;
     this.activePolicy = s.policy;
+    this.suspendMode = s.suspend;
     LOG.info("Sojourn scheduler: policy {} {}, queues {}, preemption grace {} ms, native library from {}",
         s.policy, s.params, queues.leafPaths(), s.graceMs, Native.loadedFrom());
+    LOG.info(suspendModeLine(s.suspend, s.graceMs));
     super.serviceInit(configuration);
     schedulingMonitorManager.initialize(rmContext, configuration);
+  }
+
+  /** The start-up line that announces how suspend decisions are carried out. */
+  static String suspendModeLine(String mode, long graceMs) {
+    switch (mode) {
+      case "agent":
+        return "sojourn: suspend decisions are carried out by the NodeManager agent "
+            + "(SuspendingContainerExecutor): the container is paused (SIGSTOP) and keeps its memory "
+            + "and node; every NodeManager needs yarn.nodemanager.container-executor.class="
+            + "org.sojourn.yarn.nm.SuspendingContainerExecutor (" + SojournConfig.SUSPEND + "=agent)";
+      case "reject":
+        return "sojourn: suspend decisions are rejected back to the policy (" + SojournConfig.SUSPEND
+            + "=reject)";
+      default:
+        return "sojourn: suspend decisions are carried out as kill preemption (the work is lost; "
+            + "the kill follows the AM's " + graceMs + " ms grace; " + SojournConfig.SUSPEND
+            + "=kill; set it to agent once the NodeManagers run SuspendingContainerExecutor)";
+    }
   }
 
   private static void validateAllocationLimits(Configuration c) {
@@ -276,6 +325,10 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
         } catch (IllegalArgumentException e) {
           throw new IOException(e.getMessage(), e);
         }
+      }
+      if (!next.suspend.equals(suspendMode)) {
+        LOG.warn("sojourn: {} changed ({} -> {}); it takes effect when the ResourceManager restarts",
+            SojournConfig.SUSPEND, suspendMode, next.suspend);
       }
       this.queues = tree;
       this.settings = next;
@@ -621,6 +674,7 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
    * rejection would leave the core's mirror holding a container YARN never made).
    */
   private void send(List<ObjectNode> batch, long now) {
+    Set<String> rejectedNow = new HashSet<>();
     for (int round = 0; round < MAX_ROUNDS && !batch.isEmpty(); round++) {
       final String json = Protocol.encode(batch);
       Protocol.Response r = callCore(() -> core.handle(now, json));
@@ -630,10 +684,32 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
       }
       nextTimeout = r.nextTimeout;
       batch = apply(r.decisions, now);
+      if (onlyRepeatedRejections(batch, rejectedNow)) {
+        // The policy answered its rejections by making the same decisions
+        // again (e.g. a suspend with suspend=reject): more rounds would only
+        // repeat them. The rejections go to the next entry, never lost.
+        LOG.debug("sojourn: the core repeats rejected decisions; {} rejection(s) wait for the next entry",
+            batch.size());
+        break;
+      }
     }
     for (int i = batch.size() - 1; i >= 0; i--) {
       pending.addFirst(batch.get(i));
     }
+  }
+
+  /**
+   * Whether every event of {@code followUps} rejects a decision that was
+   * already rejected in this entry (recorded in {@code seen}).
+   */
+  static boolean onlyRepeatedRejections(List<ObjectNode> followUps, Set<String> seen) {
+    boolean repeated = !followUps.isEmpty();
+    for (ObjectNode e : followUps) {
+      if (!"rejected".equals(e.path("type").asText()) || seen.add(e.path("decision").toString())) {
+        repeated = false;
+      }
+    }
+    return repeated;
   }
 
   private interface CoreCall {
@@ -804,7 +880,7 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
             why = null;
             break;
           case "resume":
-            why = "YARN cannot resume a suspended container";
+            why = applyResume(d);
             break;
           default:
             why = "unknown decision type '" + type + "'";
@@ -855,8 +931,11 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
       return "YARN has no outstanding request of " + a.getApplicationAttemptId() + " at priority "
           + priority + " for " + res;
     }
-    if (!Resources.fitsIn(cap, node.getUnallocatedResource())) {
-      return cap + " does not fit on " + nid + " (unallocated " + node.getUnallocatedResource() + ")";
+    Resource room = roomFor(node);
+    if (!Resources.fitsIn(cap, room)) {
+      return cap + " does not fit on " + nid + " (unallocated " + node.getUnallocatedResource()
+          + (room == node.getUnallocatedResource() ? "" : ", with suspended containers' vcores " + room)
+          + ")";
     }
     if (SchedulerAppUtils.isPlaceBlacklisted(a, node, LOG)) {
       return nid + " is blacklisted for " + a.getApplicationAttemptId();
@@ -887,6 +966,37 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     return null;
   }
 
+  /**
+   * The room a new container may take on {@code node}. YARN's own books keep a
+   * suspended container (suspend=agent) at its full size: it is still RUNNING,
+   * its memory is really held, and releasing it would let YARN hand its memory
+   * out. But it uses no CPU, and the core's mirror gives its vcores back to
+   * the node (a suspended container holds only its memory and GPUs). So a
+   * node's vcores count here as YARN's unallocated vcores plus those of the
+   * suspended containers on it; memory and other resources are checked
+   * against YARN's books unchanged. The node's allocated vcores may then go
+   * above its capacity in YARN's books (in the web UI and the queue metrics)
+   * while containers are suspended: CPU is what suspension frees.
+   */
+  private Resource roomFor(FiCaSchedulerNode node) {
+    Resource unallocated = node.getUnallocatedResource();
+    if (suspended.isEmpty()) {
+      return unallocated;
+    }
+    int vcores = 0;
+    for (RMContainer c : suspended.values()) {
+      if (c.getAllocatedNode().equals(node.getNodeID())) {
+        vcores += c.getAllocatedResource().getVirtualCores();
+      }
+    }
+    if (vcores == 0) {
+      return unallocated;
+    }
+    Resource room = Resources.clone(unallocated);
+    room.setVirtualCores(unallocated.getVirtualCores() + vcores);
+    return room;
+  }
+
   private static boolean sameSize(Resource r, JsonNode j) {
     return r.getMemorySize() == j.path("memory_mb").asLong()
         && r.getVirtualCores() == j.path("vcores").asInt()
@@ -905,8 +1015,15 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
   private String applyPreempt(JsonNode d, long now) {
     long cid = d.path("container").asLong();
     String mode = d.path("mode").asText();
-    if (!"kill".equals(mode)) {
-      return "YARN cannot " + mode + " a container (no RM-level pause)";
+    if (!"kill".equals(mode) && !"suspend".equals(mode)) {
+      return "unknown preemption mode '" + mode + "'";
+    }
+    if ("suspend".equals(mode) && "reject".equals(suspendMode)) {
+      if (warnedRejectedSuspend.compareAndSet(false, true)) {
+        LOG.warn("sojourn: policy {} suspends containers, but {}=reject: its suspend decisions go "
+            + "back to it (set agent or kill)", activePolicy, SojournConfig.SUSPEND);
+      }
+      return SojournConfig.SUSPEND + "=reject: this ResourceManager does not suspend containers";
     }
     RMContainer rmc = containers.get(cid);
     if (rmc == null) {
@@ -915,6 +1032,37 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     SojournAppAttempt a = getCurrentAttemptForContainer(rmc.getContainerId());
     if (a == null) {
       return "the application of container " + cid + " is gone";
+    }
+    if ("suspend".equals(mode) && "agent".equals(suspendMode)) {
+      // It stays RUNNING and keeps its resources in YARN's books (see
+      // roomFor); the NodeManager's agent pauses it at its next poll.
+      if (suspended.putIfAbsent(rmc.getContainerId(), rmc) != null) {
+        return "container " + rmc.getContainerId() + " is already suspended";
+      }
+      suspensions.incrementAndGet();
+      LOG.info("sojourn: suspending {} of {} on {} (core {}): its NodeManager pauses it",
+          rmc.getContainerId(), a.getApplicationAttemptId(), rmc.getAllocatedNode(), cid);
+      long read = suspendedListReadAt;
+      if (now > AGENT_SILENCE_MS && (read < 0 || now - read > AGENT_SILENCE_MS)
+          && warnedNoAgent.compareAndSet(false, true)) {
+        LOG.warn("sojourn: {}=agent, but nothing has read the suspended containers' list in the last "
+            + "{} s: do the NodeManagers run org.sojourn.yarn.nm.SuspendingContainerExecutor? Without "
+            + "it, suspended containers keep running", SojournConfig.SUSPEND, AGENT_SILENCE_MS / 1000);
+      }
+      return null;
+    }
+    if (killAt.containsKey(rmc.getContainerId())) {
+      return "container " + rmc.getContainerId() + " is already being preempted";
+    }
+    if ("suspend".equals(mode)) {
+      // suspend=kill. Accepted as the core sent it: its mirror now holds the
+      // container suspended (memory kept, vcores free), and the kill below
+      // ends it with ContainerCompleted(preempted), which drops it from the
+      // mirror. Until the kill YARN's books still count its vcores, so an
+      // allocation that needs them is rejected and retried (as with any
+      // kill preemption, the room comes with the kill).
+      suspendKills.add(rmc.getContainerId());
+      suspensions.incrementAndGet();
     }
     a.markContainerForPreemption(rmc.getContainerId());
     killAt.put(rmc.getContainerId(), now + settings.graceMs);
@@ -926,12 +1074,42 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     return null;
   }
 
+  /** Returns null when applied, else why not. */
+  private String applyResume(JsonNode d) {
+    long cid = d.path("container").asLong();
+    RMContainer rmc = containers.get(cid);
+    if (rmc == null) {
+      return "container " + cid + " is gone";
+    }
+    ContainerId id = rmc.getContainerId();
+    if (suspended.remove(id) != null) {
+      resumes.incrementAndGet();
+      LOG.info("sojourn: resuming {} on {} (core {}): its NodeManager continues it", id,
+          rmc.getAllocatedNode(), cid);
+      return null;
+    }
+    if (suspendKills.remove(id)) {
+      // suspend=kill, before the kill: the container never stopped, so
+      // cancelling the kill is exactly a resume. (The AM may still have been
+      // told in a PreemptionMessage, which is advisory.)
+      killAt.remove(id);
+      resumes.incrementAndGet();
+      LOG.info("sojourn: resume of {} before its kill: the kill is cancelled", id);
+      return null;
+    }
+    if ("reject".equals(suspendMode)) {
+      return SojournConfig.SUSPEND + "=reject: this ResourceManager does not suspend containers";
+    }
+    return "container " + id + " is not suspended";
+  }
+
   private void killExpired(long now) {
     if (killAt.isEmpty()) {
       return;
     }
     for (Map.Entry<ContainerId, Long> e : killAt.entrySet()) {
       if (e.getValue() <= now && killAt.remove(e.getKey(), e.getValue())) {
+        suspendKills.remove(e.getKey());
         RMContainer rmc = getRMContainer(e.getKey());
         if (rmc != null) {
           killPreempted(rmc);
@@ -979,6 +1157,10 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     Container container = rmContainer.getContainer();
     ContainerId id = container.getId();
     killAt.remove(id);
+    suspendKills.remove(id);
+    if (suspended.remove(id) != null) {
+      LOG.info("sojourn: suspended container {} completed ({})", id, event);
+    }
     Long cid = coreIdOf.remove(id);
     if (cid != null) {
       containers.remove(cid);
@@ -1133,6 +1315,10 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
       o.put("rejections", rejections.get());
       o.put("preemption_kills", preemptionKills.get());
       o.put("pending_kills", killAt.size());
+      o.put("suspend_mode", suspendMode);
+      o.put("suspensions", suspensions.get());
+      o.put("resumes", resumes.get());
+      o.put("suspended", suspended.size());
       return o.toString();
     }
   }
@@ -1202,6 +1388,23 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
   @Override
   public long getPreemptionKills() {
     return preemptionKills.get();
+  }
+
+  @Override
+  public String getSuspendMode() {
+    return suspendMode;
+  }
+
+  /** Read by the NodeManagers' SuspendingContainerExecutor (sorted, YARN container ids). */
+  @Override
+  public String[] getSuspendedContainers() {
+    suspendedListReadAt = now();
+    List<String> ids = new ArrayList<>();
+    for (ContainerId id : suspended.keySet()) {
+      ids.add(id.toString());
+    }
+    java.util.Collections.sort(ids);
+    return ids.toArray(new String[0]);
   }
 
   long rejectionCount() {

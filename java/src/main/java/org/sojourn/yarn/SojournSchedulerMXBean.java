@@ -22,4 +22,16 @@ public interface SojournSchedulerMXBean {
   long getRejections();
 
   long getPreemptionKills();
+
+  /** How suspend decisions are carried out: agent, kill or reject. */
+  String getSuspendMode();
+
+  /**
+   * The containers the core holds suspended (suspend=agent), as YARN
+   * container ids. NodeManagers running
+   * {@code org.sojourn.yarn.nm.SuspendingContainerExecutor} poll it at
+   * {@code /jmx?get=Hadoop:service=ResourceManager,name=SojournScheduler::SuspendedContainers}
+   * and pause the ones they run.
+   */
+  String[] getSuspendedContainers();
 }

@@ -65,8 +65,10 @@ public class PreemptionTest extends SojournTestBase {
   }
 
   @Test(timeout = 60000)
-  public void suspendAndResumeAreRejectedBackToTheCore() throws Exception {
-    start(conf());
+  public void suspendAndResumeAreRejectedBackToTheCoreWithSuspendReject() throws Exception {
+    YarnConfiguration conf = conf();
+    conf.set("yarn.scheduler.sojourn.suspend", "reject");
+    start(conf);
     MockNM nm = rm.registerNode("127.0.0.1:1234", 4 * GB, 4);
     RMApp app = submit(GB);
     MockAM am = MockRM.launchAndRegisterAM(app, rm, nm);
