@@ -26,7 +26,7 @@ use sojourn_core::{
     App, AppId, Cluster, ContainerId, ContainerState, Ctx, Decision, Event, NodeId, ParamKind, ParamSpec, Params,
     Phase, Policy, PreemptMode, Resources, Result,
 };
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::new(
@@ -60,6 +60,7 @@ pub fn build(p: &Params) -> Result<Box<dyn Policy>> {
         long: BTreeMap::new(),
         short_demand: DemandIndex::default(),
         long_demand: DemandIndex::default(),
+        holding: BTreeSet::new(),
     }))
 }
 
@@ -72,6 +73,8 @@ pub struct BigC {
     long: BTreeMap<AppId, bool>,
     short_demand: DemandIndex<(u64, u32)>,
     long_demand: DemandIndex<(u64, u32)>,
+    /// Nodes holding suspended long tasks.
+    holding: BTreeSet<NodeId>,
 }
 
 fn fifo_key(a: &App) -> (u64, u32) {
@@ -116,8 +119,10 @@ impl BigC {
         v.into_iter().map(|x| x.2).collect()
     }
 
-    fn resume_on(&self, ctx: &mut Ctx<'_>, node: NodeId) {
-        for c in self.suspended_on(ctx.cluster(), node) {
+    fn resume_on(&mut self, ctx: &mut Ctx<'_>, node: NodeId) {
+        let waiting = self.suspended_on(ctx.cluster(), node);
+        let mut left = waiting.len();
+        for c in waiting {
             let fits = match (ctx.cluster().container(c), ctx.cluster().node(node)) {
                 (Some(ct), Some(n)) => ct.resources.saturating_sub(&ct.held()).fits_in(&n.available()),
                 _ => false,
@@ -125,13 +130,17 @@ impl BigC {
             if !fits || ctx.resume(c).is_err() {
                 break;
             }
+            left -= 1;
+        }
+        if left == 0 {
+            self.holding.remove(&node);
         }
     }
 
     /// A short ask of `need` that fits nowhere: suspend long tasks, the most
     /// recently started first, while the long class is over its share, on
     /// the first node where that makes room. Returns whether room was made.
-    fn make_room(&self, ctx: &mut Ctx<'_>, need: &Resources) -> Option<NodeId> {
+    fn make_room(&mut self, ctx: &mut Ctx<'_>, need: &Resources) -> Option<NodeId> {
         let total = ctx.cluster().total().vcores as f64;
         let long_share = (1.0 - self.short_share) * total;
         let over = self.long_vcores(ctx.cluster()) as f64 - long_share;
@@ -153,7 +162,11 @@ impl BigC {
             let (Some(ct), Some(n)) = (cluster.container(c), cluster.node(node)) else { continue };
             let freed = ct.resources.saturating_sub(&ct.resources.held_while_suspended());
             if need.fits_in(&(n.available() + freed)) {
-                return ctx.preempt(c, PreemptMode::Suspend).is_ok().then_some(node);
+                if ctx.preempt(c, PreemptMode::Suspend).is_err() {
+                    return None;
+                }
+                self.holding.insert(node);
+                return Some(node);
             }
         }
         None
@@ -214,8 +227,8 @@ impl BigC {
             return;
         }
         let resumable: Vec<NodeId> = match nodes {
-            Some(ns) => ns.to_vec(),
-            None => ctx.cluster().nodes_with_space().collect(),
+            Some(ns) => ns.iter().copied().filter(|n| self.holding.contains(n)).collect(),
+            None => self.holding.iter().copied().collect(),
         };
         for n in resumable {
             self.resume_on(ctx, n);
@@ -236,6 +249,16 @@ impl Policy for BigC {
             Event::Rejected { decision: Decision::Allocate { app, .. }, .. } => Some(*app),
             _ => None,
         };
+        if let Event::ContainerCompleted { .. } = event {
+            // vcores came back: suspended long tasks resume first if no short
+            // task waits (their nodes may get no other opportunity)
+            if self.short_demand.is_empty() {
+                let nodes: Vec<NodeId> = self.holding.iter().copied().collect();
+                for n in nodes {
+                    self.resume_on(ctx, n);
+                }
+            }
+        }
         let Some(app) = app else { return };
         if !self.long.contains_key(&app) {
             if let Some(long) = ctx.cluster().app(app).and_then(|a| self.classify(a)) {
@@ -293,8 +316,7 @@ mod tests {
         let s = allocations(&ds);
         assert_eq!(s.iter().map(|a| a.0).collect::<Vec<_>>(), vec![3]);
         let ds = finish(&mut c, 5_000, s[0].1);
-        assert!(ds.is_empty(), "resumes at the next opportunity: {ds:?}");
-        assert_eq!(resumed(&schedule(&mut c, 5_000)), vec![newest]);
+        assert_eq!(resumed(&ds), vec![newest], "resumes as soon as its vcores are back: {ds:?}");
     }
 
     /// Short tasks never preempt short tasks, and long tasks within the long

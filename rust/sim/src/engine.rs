@@ -431,14 +431,15 @@ impl<'a> Sim<'a> {
         Ok(())
     }
 
-    /// Nothing can change any more: no task runs (AMs may), no job or failure is due,
+    /// Nothing can change any more: no task runs (AMs may; suspended tasks
+    /// wait for a resume that only a policy decision brings), no job or failure is due,
     /// no policy timer is set, and the heartbeats of two full intervals
     /// have placed nothing. Waiting demand would never be met.
     fn stalled(&mut self) -> bool {
         // (`any` over the map is order-independent, so determinism holds.)
         let idle = self.work_events == 0
             && self.core.poll_timeout().is_none()
-            && !self.containers.values().any(|(_, w)| matches!(w, Work::Task { .. }));
+            && !self.containers.values().any(|(_, w)| matches!(w, Work::Task { suspended: false, .. }));
         if !idle {
             self.idle_since = None;
             return false;
