@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -306,9 +307,16 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
    * shim's settings. A changed policy or parameter set is validated now (an
    * invalid one fails the refresh, naming the key) and takes effect at the next
    * RM start: the running core cannot adopt the containers it did not place.
+   *
+   * <p>The Sojourn keys are read from yarn-site.xml again, through the RM's
+   * {@code ConfigurationProvider} (see {@link #withSiteFile}): the AdminService
+   * hands its in-memory configuration, loaded at start-up, so without this an
+   * edited yarn-site.xml would change nothing (CapacityScheduler re-reads
+   * capacity-scheduler.xml the same way).
    */
   @Override
-  public void reinitialize(Configuration configuration, RMContext context) throws IOException {
+  public void reinitialize(Configuration handed, RMContext context) throws IOException {
+    Configuration configuration = withSiteFile(handed, context != null ? context : rmContext);
     synchronized (coreLock) {
       SojournConfig next;
       try {
@@ -336,6 +344,53 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
           tree.leafPaths(), next.graceMs);
     }
     super.reinitialize(configuration, context);
+  }
+
+  /**
+   * {@code conf} with the {@code yarn.scheduler.sojourn.*} keys of the
+   * current yarn-site.xml, as the RM's ConfigurationProvider gives it
+   * (LocalConfigurationProvider: the file on the classpath, i.e. in
+   * HADOOP_CONF_DIR; FileSystemBasedConfigurationProvider: the file in
+   * {@code yarn.resourcemanager.configuration.file-system-based-store}). The
+   * file's Sojourn keys replace {@code conf}'s; a Sojourn key that
+   * {@code conf} got from yarn-site.xml and the file no longer has is removed.
+   * Keys set another way (programmatically, another resource) stay. Without a
+   * provider or a file, {@code conf} itself.
+   *
+   * @throws IOException the file cannot be read or parsed (naming it)
+   */
+  static Configuration withSiteFile(Configuration conf, RMContext context) throws IOException {
+    if (context == null || context.getConfigurationProvider() == null) {
+      return conf;
+    }
+    String name = YarnConfiguration.YARN_SITE_CONFIGURATION_FILE;
+    Configuration site = new Configuration(false);
+    try (java.io.InputStream in = context.getConfigurationProvider().getConfigurationInputStream(conf, name)) {
+      if (in == null) {
+        LOG.info("sojourn: refresh: the configuration provider has no {}; using the RM's configuration", name);
+        return conf;
+      }
+      site.addResource(in, name);
+      site.size(); // parse now, while the stream is open
+    } catch (IOException | org.apache.hadoop.yarn.exceptions.YarnException | RuntimeException e) {
+      throw new IOException("sojourn: refresh: cannot read " + name + " through "
+          + context.getConfigurationProvider().getClass().getName() + ": " + e.getMessage(), e);
+    }
+    Configuration out = new Configuration(conf);
+    for (String key : conf.getPropsWithPrefix(SojournConfig.PREFIX).keySet()) {
+      String full = SojournConfig.PREFIX + key;
+      String[] from = conf.getPropertySources(full);
+      if (site.getRaw(full) == null && from != null && Arrays.asList(from).contains(name)) {
+        out.unset(full);
+      }
+    }
+    Map<String, String> fresh = site.getPropsWithPrefix(SojournConfig.PREFIX);
+    for (Map.Entry<String, String> e : fresh.entrySet()) {
+      out.set(SojournConfig.PREFIX + e.getKey(), e.getValue(), name);
+    }
+    LOG.info("sojourn: refresh reads {} Sojourn key(s) from {} through {}", fresh.size(), name,
+        context.getConfigurationProvider().getClass().getSimpleName());
+    return out;
   }
 
   // ---- events ----------------------------------------------------------------------

@@ -82,21 +82,42 @@ public class ConfigAndQueuesTest extends SojournTestBase {
     assertStartFails(conf, "cannot open the flight recorder file '/nonexistent-dir/x/rec.jsonl");
   }
 
-  @Test(timeout = 60000)
-  public void theShippedFifoConfigurationStartsTheRm() throws Exception {
-    for (String f : new String[] {"yarn-site.sojourn.xml", "sojourn-fifo.xml"}) {
+  /**
+   * Every shipped example (hadoop-conf/yarn-site.sojourn.xml and each
+   * hadoop-conf/sojourn-*.xml) starts an RM with the policy it names, and sets
+   * Sojourn's web UI page: a test fails if one cannot start.
+   */
+  @Test(timeout = 120000)
+  public void everyShippedConfigurationStartsTheRm() throws Exception {
+    java.io.File dir = new java.io.File(System.getProperty("sojourn.repo.dir", "."), "hadoop-conf");
+    java.io.File[] files = dir.listFiles((d, n) -> n.equals("yarn-site.sojourn.xml")
+        || (n.startsWith("sojourn-") && n.endsWith(".xml")));
+    assertTrue(dir.toString(), files != null && files.length >= 6);
+    java.util.Arrays.sort(files);
+    List<String> started = new java.util.ArrayList<>();
+    for (java.io.File xml : files) {
+      String f = xml.getName();
       resetMetrics();
       YarnConfiguration conf = conf();
       conf.unset(YarnConfiguration.RM_SCHEDULER);
-      java.io.File xml = new java.io.File(System.getProperty("sojourn.repo.dir", "."), "hadoop-conf/" + f);
-      assertTrue(xml.toString(), xml.isFile());
       conf.addResource(new org.apache.hadoop.fs.Path(xml.getAbsolutePath()));
-      start(conf);
-      assertEquals(f, "fifo", scheduler().getPolicy());
+      try {
+        start(conf);
+      } catch (Exception e) {
+        throw new AssertionError("hadoop-conf/" + f + " does not start an RM: " + e, e);
+      }
+      String policy = conf.get("yarn.scheduler.sojourn.policy", "fifo");
+      assertEquals(f, policy, scheduler().getPolicy());
+      if (f.startsWith("sojourn-")) {
+        assertEquals(f, "sojourn-" + policy + ".xml", f);
+      }
       assertEquals(f, "org.sojourn.yarn.SojournSchedulerPage",
           conf.get("yarn.http.rmwebapp.scheduler.page.class"));
+      started.add(f);
       stopRm();
     }
+    assertTrue(started.toString(), started.contains("sojourn-kairos.xml") && started.contains("sojourn-hfsp.xml")
+        && started.contains("sojourn-fifo.xml") && started.contains("yarn-site.sojourn.xml"));
   }
 
   private static YarnConfiguration twoTeams() {
@@ -209,5 +230,96 @@ public class ConfigAndQueuesTest extends SojournTestBase {
     }
     List<?> apps = rm.getResourceScheduler().getAppsInQueue("ops");
     assertEquals(1, apps.size());
+  }
+
+  /** A yarn-site.xml holding these properties (name, value, name, value, ...). */
+  private static void writeSite(java.io.File dir, String... kv) throws IOException {
+    StringBuilder b = new StringBuilder("<?xml version=\"1.0\"?>\n<configuration>\n");
+    for (int i = 0; i < kv.length; i += 2) {
+      b.append("  <property><name>").append(kv[i]).append("</name><value>").append(kv[i + 1])
+          .append("</value></property>\n");
+    }
+    b.append("</configuration>\n");
+    java.io.File f = new java.io.File(dir, YarnConfiguration.YARN_SITE_CONFIGURATION_FILE);
+    java.io.File tmp = new java.io.File(dir, f.getName() + ".tmp");
+    java.nio.file.Files.write(tmp.toPath(), b.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    java.nio.file.Files.move(tmp.toPath(), f.toPath(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  private static String messages(Throwable e) {
+    StringBuilder all = new StringBuilder();
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      all.append(t.getMessage()).append(" | ");
+    }
+    return all.toString();
+  }
+
+  /**
+   * Issue #3: {@code yarn rmadmin -refreshQueues} after editing yarn-site.xml.
+   * The AdminService hands the scheduler the RM's in-memory configuration;
+   * the scheduler re-reads yarn-site.xml through the RM's ConfigurationProvider
+   * (here FileSystemBasedConfigurationProvider over a temp dir, which the RM
+   * also reads at start-up).
+   */
+  @Test(timeout = 60000)
+  public void refreshQueuesThroughTheAdminServiceRereadsYarnSite() throws Exception {
+    java.io.File work = new java.io.File(System.getProperty("sojourn.test.dir", "/tmp")).getAbsoluteFile();
+    work.mkdirs();
+    java.io.File store = java.nio.file.Files.createTempDirectory(work.toPath(), "rmconf").toFile();
+    String[] eng = {"yarn.scheduler.sojourn.queue.root.queues", "eng,ops",
+        "yarn.scheduler.sojourn.queue.root.eng.acl_submit_applications", "alice"};
+    writeSite(store, eng);
+    YarnConfiguration conf = conf();
+    conf.set(YarnConfiguration.RM_CONFIGURATION_PROVIDER_CLASS,
+        "org.apache.hadoop.yarn.FileSystemBasedConfigurationProvider");
+    conf.set(YarnConfiguration.FS_BASED_RM_CONF_STORE, store.toURI().toString());
+    start(conf);
+    org.apache.hadoop.yarn.server.api.protocolrecords.RefreshQueuesRequest refresh =
+        org.apache.hadoop.yarn.server.api.protocolrecords.RefreshQueuesRequest.newInstance();
+    assertEquals("ops", rm.getResourceScheduler().getQueueInfo("ops", false, false).getQueueName());
+    try {
+      rm.getResourceScheduler().getQueueInfo("research", false, false);
+      fail("research exists before the refresh");
+    } catch (IOException expected) {
+      // not yet
+    }
+
+    // A new queue in the file: it appears after the refresh.
+    writeSite(store, "yarn.scheduler.sojourn.queue.root.queues", "eng,ops,research",
+        "yarn.scheduler.sojourn.queue.root.eng.acl_submit_applications", "alice");
+    rm.getAdminService().refreshQueues(refresh);
+    assertEquals("research", rm.getResourceScheduler().getQueueInfo("research", false, false).getQueueName());
+    assertEquals(3, rm.getResourceScheduler().getQueueInfo("root", true, false).getChildQueues().size());
+
+    // A bad value in the file: the refresh fails naming the key; the old tree serves on.
+    writeSite(store, "yarn.scheduler.sojourn.queue.root.queues", "eng,ops",
+        "yarn.scheduler.sojourn.preemption.grace-ms", "soon");
+    try {
+      rm.getAdminService().refreshQueues(refresh);
+      fail("a bad value in yarn-site.xml was accepted on refresh");
+    } catch (Exception e) {
+      assertTrue(messages(e), messages(e).contains("yarn.scheduler.sojourn.preemption.grace-ms='soon'"));
+    }
+    assertEquals(3, rm.getResourceScheduler().getQueueInfo("root", true, false).getChildQueues().size());
+    assertEquals(org.apache.hadoop.service.Service.STATE.STARTED, rm.getServiceState());
+    MockNM nm = rm.registerNode("127.0.0.1:1234", 4 * GB, 4);
+    RMApp app = submit(GB, "research", "alice");
+    MockRM.launchAndRegisterAM(app, rm, nm);
+    assertEquals(1, rm.getResourceScheduler().getAppsInQueue("research").size());
+
+    // A key removed from the file is removed on refresh: the tree falls back to
+    // root.default, except research, which keeps its app (refused, naming it).
+    writeSite(store);
+    try {
+      rm.getAdminService().refreshQueues(refresh);
+      fail("a queue with an app was removed");
+    } catch (Exception e) {
+      assertTrue(messages(e), messages(e).contains("root.research has 1 application"));
+    }
+    writeSite(store, "yarn.scheduler.sojourn.queue.root.queues", "research");
+    rm.getAdminService().refreshQueues(refresh);
+    assertEquals(1, rm.getResourceScheduler().getQueueInfo("root", true, false).getChildQueues().size());
+    assertTrue(rm.getResourceScheduler().checkAccess(UserGroupInformation.createRemoteUser("bob"),
+        QueueACL.SUBMIT_APPLICATIONS, "research"));
   }
 }

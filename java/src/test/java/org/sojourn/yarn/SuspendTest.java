@@ -287,4 +287,66 @@ public class SuspendTest extends SojournTestBase {
     assertFalse(SojournScheduler.onlyRepeatedRejections(round, seen)); // other news: go on
     assertFalse(SojournScheduler.onlyRepeatedRejections(new ArrayList<>(), seen));
   }
+
+  /** The base test configuration plus a shipped hadoop-conf file, loaded as a resource. */
+  static YarnConfiguration shipped(String file) {
+    YarnConfiguration conf = conf();
+    java.io.File xml = new java.io.File(System.getProperty("sojourn.repo.dir", "."), "hadoop-conf/" + file);
+    assertTrue(xml.toString(), xml.isFile());
+    conf.addResource(new org.apache.hadoop.fs.Path(xml.getAbsolutePath()));
+    return conf;
+  }
+
+  /**
+   * Issue #5: the shipped kairos example (hadoop-conf/sojourn-kairos.xml,
+   * suspend=agent) suspends on its own decision. One node of 8 GB and 3
+   * vcores: two AMs (never suspended by kairos) and app 1's task fill the
+   * vcores; app 2's task arrives, and kairos (N = the node's vcores) suspends
+   * the running task with the most attained service, app 1's, for it. The
+   * suspended container stays RUNNING and is listed over JMX; when app 2's
+   * task ends, kairos resumes it.
+   */
+  @Test(timeout = 60000)
+  public void theShippedKairosConfigurationSuspendsWithTheAgent() throws Exception {
+    start(shipped("sojourn-kairos.xml"));
+    assertEquals("kairos", scheduler().getPolicy());
+    assertEquals("agent", ManagementFactory.getPlatformMBeanServer().getAttribute(BEAN, "SuspendMode"));
+    MockNM nm = rm.registerNode("127.0.0.1:1234", 8 * GB, 3);
+    MockAM am1 = MockRM.launchAndRegisterAM(submit(GB, "default", "alice"), rm, nm);
+    MockAM am2 = MockRM.launchAndRegisterAM(submit(GB, "default", "bob"), rm, nm);
+    List<Container> t1 = allocateAndWait(am1, nm, GB, 1, 1);
+    assertEquals("app 1 got no task: " + scheduler().describe(), 1, t1.size());
+    ContainerId long1 = t1.get(0).getId();
+    nm.nodeHeartbeat(am1.getApplicationAttemptId(), long1.getContainerId(), ContainerState.RUNNING);
+    rm.waitForState(nm, long1, RMContainerState.RUNNING);
+    assertEquals(3, usedVcores(nm));
+    Thread.sleep(50); // app 1's task attains some service
+
+    List<Container> got = askOne(am2, nm, 50);
+    assertEquals("app 2 got no container: " + rejectionsLogged() + scheduler().describe(), 1, got.size());
+    String[] listed = (String[]) ManagementFactory.getPlatformMBeanServer().getAttribute(BEAN,
+        "SuspendedContainers");
+    assertArrayEquals(new String[] {long1.toString()}, listed);
+    assertEquals(RMContainerState.RUNNING, scheduler().getRMContainer(long1).getState());
+    assertTrue(am1.schedule().getCompletedContainersStatuses().isEmpty());
+    assertEquals(4 * GB, usedMb(nm));
+    assertEquals(1, describe().path("suspensions").asInt());
+    assertEquals(0, describe().path("preemption_kills").asInt());
+
+    Container t2 = got.get(0);
+    nm.nodeHeartbeat(am2.getApplicationAttemptId(), t2.getId().getContainerId(), ContainerState.RUNNING);
+    nm.nodeHeartbeat(am2.getApplicationAttemptId(), t2.getId().getContainerId(), ContainerState.COMPLETE);
+    rm.drainEvents();
+    for (int i = 0; i < 50 && scheduler().getSuspendedContainers().length > 0; i++) {
+      nm.nodeHeartbeat(true);
+      rm.drainEvents();
+      Thread.sleep(20);
+    }
+    assertEquals(0, ((String[]) ManagementFactory.getPlatformMBeanServer().getAttribute(BEAN,
+        "SuspendedContainers")).length);
+    assertEquals(1, describe().path("resumes").asInt());
+    assertEquals(RMContainerState.RUNNING, scheduler().getRMContainer(long1).getState());
+    assertTrue(loggedLine("INFO sojourn: suspending " + long1));
+    assertTrue(loggedLine("INFO sojourn: resuming " + long1));
+  }
 }

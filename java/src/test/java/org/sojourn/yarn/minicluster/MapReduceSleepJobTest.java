@@ -27,7 +27,7 @@ import org.sojourn.yarn.SojournScheduler;
 public class MapReduceSleepJobTest {
   @Parameterized.Parameters(name = "{0}")
   public static Collection<Object[]> policies() {
-    return Arrays.asList(new Object[][] {{"fifo"}, {"fair"}, {"capacity"}});
+    return Arrays.asList(new Object[][] {{"fifo"}, {"fair"}, {"capacity"}, {"hfsp"}});
   }
 
   private final String policy;

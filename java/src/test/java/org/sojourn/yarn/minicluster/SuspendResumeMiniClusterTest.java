@@ -55,7 +55,13 @@ import org.sojourn.yarn.nm.SuspendingContainerExecutor;
  * The test checks the victim's processes are stopped ('T' in /proc) and its
  * count does not move for 2.5 s while app 2's task runs; then app 2's task
  * ends, hfsp resumes the victim, and it counts on to N and exits 0 with every
- * number written once, in order. Slow (about 40 s): run with -PwithMiniCluster.
+ * number written once, in order.
+ *
+ * <p>A second case does the same with kairos, whose own decision (a new task
+ * on a node whose vcores are all busy suspends the running task with the most
+ * attained service) drives the suspension: see
+ * {@link #kairosSuspendsTheLongTaskForAShortOneAndResumesItWithItsWorkIntact}.
+ * Slow (about 40 s a case): run with -PwithMiniCluster.
  */
 public class SuspendResumeMiniClusterTest {
   private static final int N = 60;
@@ -183,30 +189,31 @@ public class SuspendResumeMiniClusterTest {
     return new String(Files.readAllBytes(f.toPath()), StandardCharsets.US_ASCII).trim();
   }
 
-  @Test(timeout = 180000)
-  public void aRealContainerIsPausedByTheAgentAndResumesWithItsWorkIntact() throws Exception {
+  /** A fresh directory with the counting loop: {@code loop.sh DIR N} appends 1..N to DIR/$CONTAINER_ID.count. */
+  private static File workDir(String prefix) throws IOException {
     File work = new File(System.getProperty("sojourn.test.dir", "/tmp")).getAbsoluteFile();
     work.mkdirs();
-    File dir = Files.createTempDirectory(work.toPath(), "suspend").toFile();
-    File loop = new File(dir, "loop.sh");
-    Files.write(loop.toPath(), ("#!/bin/bash\n"
+    File dir = Files.createTempDirectory(work.toPath(), prefix).toFile();
+    Files.write(new File(dir, "loop.sh").toPath(), ("#!/bin/bash\n"
         + "echo $$ > \"$1/$CONTAINER_ID.pid\"\n"
         + "i=0\n"
         + "while [ $i -lt $2 ]; do i=$((i+1)); echo $i >> \"$1/$CONTAINER_ID.count\"; sleep 0.1; done\n")
         .getBytes(StandardCharsets.US_ASCII));
+    return dir;
+  }
 
+  /**
+   * The cluster's settings apart from the policy: one NodeManager of 2 GB and
+   * {@code vcores} vcores running the agent, suspend=agent on the RM.
+   */
+  private static YarnConfiguration clusterConf(int vcores) throws IOException {
     YarnConfiguration conf = new YarnConfiguration();
     conf.set(YarnConfiguration.RM_SCHEDULER, SojournScheduler.class.getName());
-    conf.set("yarn.scheduler.sojourn.policy", "hfsp");
-    conf.set("yarn.scheduler.sojourn.hfsp.preemption", "suspend");
-    conf.set("yarn.scheduler.sojourn.hfsp.training_tasks", "0");
-    conf.set("yarn.scheduler.sojourn.hfsp.tiny_threshold", "1");
-    conf.set("yarn.scheduler.sojourn.hfsp.initial_task_ms", "600000");
     conf.set("yarn.scheduler.sojourn.suspend", "agent");
     conf.setLong("yarn.scheduler.sojourn.tick-ms", 50);
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 128);
     conf.setInt("yarn.minicluster.yarn.nodemanager.resource.memory-mb", 2048);
-    conf.setInt(YarnConfiguration.NM_VCORES, 2);
+    conf.setInt(YarnConfiguration.NM_VCORES, vcores);
     conf.setBoolean(YarnConfiguration.NM_VMEM_CHECK_ENABLED, false);
     conf.setBoolean(YarnConfiguration.NM_PMEM_CHECK_ENABLED, false);
     conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 200);
@@ -220,6 +227,19 @@ public class SuspendResumeMiniClusterTest {
     conf.set(YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS, "127.0.0.1:" + freePort());
     conf.set(YarnConfiguration.RM_ADMIN_ADDRESS, "127.0.0.1:" + freePort());
     conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + freePort());
+    return conf;
+  }
+
+  @Test(timeout = 180000)
+  public void aRealContainerIsPausedByTheAgentAndResumesWithItsWorkIntact() throws Exception {
+    File dir = workDir("suspend");
+    File loop = new File(dir, "loop.sh");
+    YarnConfiguration conf = clusterConf(2);
+    conf.set("yarn.scheduler.sojourn.policy", "hfsp");
+    conf.set("yarn.scheduler.sojourn.hfsp.preemption", "suspend");
+    conf.set("yarn.scheduler.sojourn.hfsp.training_tasks", "0");
+    conf.set("yarn.scheduler.sojourn.hfsp.tiny_threshold", "1");
+    conf.set("yarn.scheduler.sojourn.hfsp.initial_task_ms", "600000");
 
     MiniYARNCluster cluster = new MiniYARNCluster("sojourn-suspend", 1, 1, 1);
     cluster.init(conf);
@@ -302,6 +322,110 @@ public class SuspendResumeMiniClusterTest {
       assertEquals("the victim's work is not intact", expected, lines);
       String d = s.describe();
       assertTrue(d, d.contains("\"suspensions\":1") && d.contains("\"resumes\":1"));
+      app2.finish();
+      app1.finish();
+    } finally {
+      yc.stop();
+      cluster.stop();
+    }
+  }
+
+  /**
+   * Issue #5: the same path driven by kairos's own decision. The NodeManager
+   * has 1 vcore and 2 GB: memory for two 256 MB containers, a core for one
+   * (kairos's N is the node's vcores). App 1's long loop (1..LONG) runs alone;
+   * app 2's short loop (1..SHORT) arrives: kairos starts it at once and
+   * suspends the running task with the most attained service, app 1's. The
+   * short one runs to completion while the long one is stopped; then kairos
+   * resumes the long one (the least-served suspended task, the only one), and
+   * it completes with 1..LONG, each number once and in order. The quantum
+   * (W = 50 s by default) is longer than the test, so no swap at a quantum's
+   * end interferes; N = 1 and Q = 4 let the one node hold both.
+   */
+  @Test(timeout = 180000)
+  public void kairosSuspendsTheLongTaskForAShortOneAndResumesItWithItsWorkIntact() throws Exception {
+    final int longN = 100;
+    final int shortN = 30;
+    File dir = workDir("kairos");
+    File loop = new File(dir, "loop.sh");
+    YarnConfiguration conf = clusterConf(1);
+    conf.set("yarn.scheduler.sojourn.policy", "kairos");
+    conf.set("yarn.scheduler.sojourn.kairos.quantum_ms", "50000");
+
+    MiniYARNCluster cluster = new MiniYARNCluster("sojourn-kairos", 1, 1, 1);
+    cluster.init(conf);
+    cluster.start();
+    YarnClient yc = YarnClient.createYarnClient();
+    try {
+      assertTrue(cluster.waitForNodeManagersToConnect(20000));
+      Configuration c = cluster.getConfig();
+      SojournScheduler s = (SojournScheduler) cluster.getResourceManager().getResourceScheduler();
+      assertEquals("kairos", s.getPolicy());
+      yc.init(c);
+      yc.start();
+
+      // App 1: the long loop takes the node's only vcore.
+      Am app1 = unmanagedAm(cluster, yc, "long", c);
+      List<Container> got1 = app1.ask(1, 30000);
+      assertEquals("app 1 got " + got1 + ": " + s.describe(), 1, got1.size());
+      ContainerId longId = got1.get(0).getId();
+      app1.launch(got1.get(0), "/bin/bash " + loop + " " + dir + " " + longN);
+      File lCount = new File(dir, longId + ".count");
+      for (int i = 0; i < 100 && count(lCount) < 3; i++) {
+        Thread.sleep(100);
+      }
+      assertTrue(longId + " does not count", count(lCount) >= 3);
+
+      // App 2's short task arrives: kairos suspends the long one for it.
+      Am app2 = unmanagedAm(cluster, yc, "short", c);
+      List<Container> got2 = app2.ask(1, 30000);
+      assertEquals("app 2 got no container: " + s.describe(), 1, got2.size());
+      ContainerId shortId = got2.get(0).getId();
+      assertEquals(s.describe(), Collections.singletonList(longId.toString()),
+          Arrays.asList(s.getSuspendedContainers()));
+      app2.launch(got2.get(0), "/bin/bash " + loop + " " + dir + " " + shortN);
+
+      String pid = read(new File(dir, longId + ".pid"));
+      char st = 0;
+      for (int i = 0; i < 100 && (st = procState(pid)) != 'T'; i++) {
+        Thread.sleep(100);
+      }
+      assertEquals("the long task's shell (pid " + pid + ") is not stopped", 'T', st);
+      int paused = count(lCount);
+      assertTrue("the long task finished before it was paused", paused < longN);
+
+      // The short one runs to completion while the long one stays stopped
+      // (sampled until the short one's last number: kairos can only resume
+      // the long one once the short container has ended).
+      File sCount = new File(dir, shortId + ".count");
+      int shortSeen = count(sCount);
+      for (int i = 0; i < 300 && count(sCount) < shortN; i++) {
+        assertEquals("the long task counted while the short one ran", paused, count(lCount));
+        Thread.sleep(50);
+      }
+      assertEquals(shortN, count(sCount));
+      assertTrue("the short task did not run while the long one was stopped", shortSeen < shortN);
+      List<ContainerStatus> done2 = app2.completed(1, 30000);
+      assertEquals(1, done2.size());
+      assertEquals(done2.get(0).toString(), 0, done2.get(0).getExitStatus());
+
+      // Kairos resumes the long one; it completes with its work intact.
+      for (int i = 0; i < 100 && count(lCount) == paused; i++) {
+        Thread.sleep(100);
+      }
+      assertTrue("the long task did not resume: " + s.describe(), count(lCount) > paused);
+      assertEquals(0, s.getSuspendedContainers().length);
+      List<ContainerStatus> done1 = app1.completed(1, 60000);
+      assertEquals(1, done1.size());
+      assertEquals(done1.get(0).toString(), 0, done1.get(0).getExitStatus());
+      List<String> expected = new ArrayList<>();
+      for (int i = 1; i <= longN; i++) {
+        expected.add(Integer.toString(i));
+      }
+      assertEquals("the long task's work is not intact", expected, Files.readAllLines(lCount.toPath()));
+      String d = s.describe();
+      assertTrue(d, d.contains("\"suspensions\":1") && d.contains("\"resumes\":1")
+          && d.contains("\"preemption_kills\":0"));
       app2.finish();
       app1.finish();
     } finally {
