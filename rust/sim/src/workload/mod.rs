@@ -228,6 +228,8 @@ mod tests {
         assert_eq!(a, direct);
         assert_eq!(count("synthetic:yahoo:jobs=10:interarrival_s=2"), 10);
         assert_eq!(count("gridmix:jobs=20"), 20);
+        assert_eq!(count("pigmix:test"), 100);
+        assert!(open("pigmix:stage").err().unwrap().message.contains("unknown pigmix workload"));
         assert_eq!(count("sparrow"), 1000);
         assert!(open("synthetic:alibaba").err().unwrap().message.contains("unknown synthetic profile"));
         assert!(open("synthetic:google:jobs=x").err().unwrap().message.contains("jobs"));

@@ -32,7 +32,7 @@ pub struct WorkloadSpec {
 }
 
 const FILE_KINDS: [&str; 6] = ["swim", "eagle", "kairos", "sls", "rumen", "json"];
-const GENERATORS: [&str; 3] = ["synthetic", "gridmix", "sparrow"];
+const GENERATORS: [&str; 4] = ["synthetic", "gridmix", "pigmix", "sparrow"];
 
 impl WorkloadSpec {
     /// Parses a spec, segments separated by `:`:
@@ -47,6 +47,8 @@ impl WorkloadSpec {
     ///   `interarrival_s` (the profile's), `slot_mb` (1024));
     /// - `gridmix[:key=value]...` (keys `jobs` (100), `seed` (1),
     ///   `interarrival_s` (30));
+    /// - `pigmix:WORKLOAD[:key=value]...` with WORKLOAD `dev`, `test` or
+    ///   `prod`, the HFSP testbed's PigMix-like workloads (keys as gridmix);
     /// - `sparrow[:key=value]...`, the Sparrow motivation workload (keys
     ///   `jobs` (1000), `seed` (1), `interarrival_s` (50), `short_fraction`
     ///   (0.95)).
@@ -70,7 +72,7 @@ impl WorkloadSpec {
             opt_segs.iter().map(|s| s.split_once('=').unwrap_or((s, ""))).map(|(k, v)| (k.trim(), v.trim())).collect();
 
         if GENERATORS.contains(&kind) {
-            let expected = usize::from(kind == "synthetic");
+            let expected = usize::from(kind == "synthetic" || kind == "pigmix");
             if main.len() > expected {
                 return Err(err(format!("unexpected {:?}", main[expected])));
             }
@@ -86,6 +88,13 @@ impl WorkloadSpec {
                     let mut o = synthetic::SyntheticOptions::new(*p, 10_000, 1);
                     apply(&mut |k, v| o.set(k, v))?;
                     Source::Synthetic(o)
+                }
+                "pigmix" => {
+                    let name = main.first().copied().unwrap_or("");
+                    let mut o = synthetic::GridMixOptions::pigmix(name, 100, 1)
+                        .ok_or_else(|| err(format!("unknown pigmix workload {name:?} (known: dev, test, prod)")))?;
+                    apply(&mut |k, v| o.set(k, v))?;
+                    Source::GridMix(o)
                 }
                 "gridmix" => {
                     let mut o = synthetic::GridMixOptions::new(100, 1);
