@@ -110,6 +110,10 @@ pub struct RunArgs {
     /// Do not hand task-duration estimates to the policies.
     #[arg(long)]
     pub no_estimates: bool,
+    /// Running tasks report their progress every this many seconds (0: never;
+    /// HFSP's Δ rule needs it, e.g. 10).
+    #[arg(long, default_value_t = 0)]
+    pub progress_s: u64,
     /// Network delay for distributed-scheduler policies (ms).
     #[arg(long, default_value_t = 0)]
     pub network_delay_ms: u64,
@@ -260,6 +264,7 @@ fn sim_config(policy: &str, params: BTreeMap<String, String>, args: &RunArgs) ->
         sample_ms: args.sample_s.max(1) * 1000,
         until: None,
         check_invariants: false,
+        progress_ms: args.progress_s * 1000,
     })
 }
 

@@ -50,6 +50,11 @@ pub struct SimConfig {
     pub until: Option<Time>,
     /// Check the mirror's invariants after every event (slow; for tests).
     pub check_invariants: bool,
+    /// Every running task reports its progress this often (ms; 0 = never).
+    /// YARN's RM does not see task progress (only the AM does), so it is off
+    /// by default; HFSP's Δ rule (hfsp.md §2) needs it, as Hadoop 1's
+    /// JobTracker had it.
+    pub progress_ms: u64,
 }
 
 impl Default for SimConfig {
@@ -67,6 +72,7 @@ impl Default for SimConfig {
             sample_ms: 60_000,
             until: None,
             check_invariants: false,
+            progress_ms: 0,
         }
     }
 }
@@ -130,6 +136,12 @@ enum Ev {
         node: usize,
     },
     Sample,
+    /// A running task reports its progress (as a TaskTracker's heartbeat
+    /// carried it to HFSP's scheduler).
+    Progress {
+        container: ContainerId,
+        generation: u32,
+    },
 }
 
 /// A map keyed by container id. The ids come from a counter, so a
@@ -295,7 +307,7 @@ pub fn simulate<'a>(
 
 impl<'a> Sim<'a> {
     fn push(&mut self, at: Time, ev: Ev) {
-        if !matches!(ev, Ev::Heartbeat { .. } | Ev::Sample) {
+        if !matches!(ev, Ev::Heartbeat { .. } | Ev::Sample | Ev::Progress { .. }) {
             self.work_events += 1;
         }
         self.seq += 1;
@@ -352,7 +364,7 @@ impl<'a> Sim<'a> {
                     break;
                 }
                 self.queue.pop();
-                if !matches!(ev, Ev::Heartbeat { .. } | Ev::Sample) {
+                if !matches!(ev, Ev::Heartbeat { .. } | Ev::Sample | Ev::Progress { .. }) {
                     self.work_events -= 1;
                 }
                 self.handle(ev)?;
@@ -401,6 +413,7 @@ impl<'a> Sim<'a> {
                 }
             }
             Ev::Sample => self.sample(),
+            Ev::Progress { container, generation } => self.report_progress(container, generation)?,
             Ev::NodeFail { node } => self.fail_node(node)?,
             Ev::NodeRecover { node } => {
                 if !self.node_up[node] {
@@ -675,8 +688,34 @@ impl<'a> Sim<'a> {
         );
         let report = self.next_grid(node.0 as usize, finish_at);
         self.push(report, Ev::TaskDone { container, generation });
+        self.schedule_progress(container, generation);
         self.result.task_events += 1;
         Ok(())
+    }
+
+    fn schedule_progress(&mut self, container: ContainerId, generation: u32) {
+        if self.cfg.progress_ms > 0 {
+            self.push(self.now.plus(self.cfg.progress_ms), Ev::Progress { container, generation });
+        }
+    }
+
+    /// A running task's progress: the share of its run time done.
+    fn report_progress(&mut self, container: ContainerId, generation: u32) -> Result<(), SimError> {
+        let Some((_, Work::Task { job, task, finish_at, generation: g, suspended: false, .. })) =
+            self.containers.get(&container)
+        else {
+            return Ok(());
+        };
+        if *g != generation || *finish_at <= self.now {
+            return Ok(());
+        }
+        let Some(j) = self.jobs.get(*job).and_then(|j| j.as_ref()) else { return Ok(()) };
+        let total = j.spec.groups.get(j.group).and_then(|g| g.durations_ms.get(task.index as usize)).copied();
+        let Some(total) = total.filter(|t| *t > 0) else { return Ok(()) };
+        let left = finish_at.since(self.now);
+        let progress = (1.0 - left as f64 / total as f64).clamp(0.0, 1.0);
+        self.schedule_progress(container, generation);
+        self.core(Event::ContainerProgress { container, progress })
     }
 
     /// Books a container's resources to its job and queue (`Some`) or takes
@@ -801,6 +840,7 @@ impl<'a> Sim<'a> {
         let (node, at) = (node.0 as usize, *finish_at);
         let report = self.next_grid(node, at);
         self.push(report, Ev::TaskDone { container, generation });
+        self.schedule_progress(container, generation);
     }
 
     fn fail_node(&mut self, node: usize) -> Result<(), SimError> {

@@ -36,6 +36,10 @@ pub enum Classes {
     /// Size bins. Bin `i` holds the jobs with `edges[i-1] < size <= edges[i]`;
     /// a last bin holds those above the last edge. Edges strictly increase.
     Bins { by: SizeBy, edges: Vec<u64> },
+    /// By name: a job belongs to the first class whose word its name
+    /// contains (generators name jobs after their class, e.g. PigMix's
+    /// `pigmix-test-bin3-17`); a last class `other` holds the rest.
+    Names(Vec<String>),
 }
 
 /// What a size bin measures.
@@ -54,6 +58,7 @@ impl Classes {
         match self {
             Classes::None => Vec::new(),
             Classes::Cutoff(_) => vec!["short".into(), "long".into()],
+            Classes::Names(words) => words.iter().cloned().chain(["other".to_string()]).collect(),
             Classes::Bins { by, edges } => {
                 let unit = |n: u64| match by {
                     SizeBy::Tasks => n.to_string(),
@@ -87,6 +92,7 @@ impl Classes {
         match self {
             Classes::None => 0,
             Classes::Cutoff(c) => usize::from(job.mean_task_ms > *c as f64),
+            Classes::Names(words) => words.iter().position(|w| job.name.contains(w.as_str())).unwrap_or(words.len()),
             Classes::Bins { by, edges } => {
                 let size = match by {
                     SizeBy::Tasks => u64::from(job.tasks),
@@ -108,6 +114,7 @@ impl fmt::Display for Classes {
         match self {
             Classes::None => write!(f, "none"),
             Classes::Cutoff(c) => write!(f, "short/long: long iff mean task duration > {}", fmt_ms(*c)),
+            Classes::Names(words) => write!(f, "by job name: {}, other", words.join(", ")),
             Classes::Bins { by, .. } => {
                 let by = if *by == SizeBy::Tasks { "tasks per job" } else { "work per job" };
                 write!(f, "size bins on {by}: {}", self.labels().join(", "))
@@ -116,7 +123,8 @@ impl fmt::Display for Classes {
     }
 }
 
-/// Parses `none`, `cutoff:<dur>`, `tasks:<n>,<n>,..` or `work:<dur>,<dur>,..`.
+/// Parses `none`, `cutoff:<dur>`, `tasks:<n>,<n>,..`, `work:<dur>,<dur>,..`
+/// or `name:<word>,<word>,..`.
 /// A duration is an integer with a unit `ms`, `s`, `m` or `h`; without a
 /// unit it is in ms. Examples: `cutoff:90s`, `tasks:10,100,1000`, `work:1h,10h`.
 impl FromStr for Classes {
@@ -124,7 +132,7 @@ impl FromStr for Classes {
     fn from_str(s: &str) -> Result<Self, SimError> {
         let bad = |why: &str| {
             SimError::Config(format!(
-                "job classes '{s}': {why} (expected none, cutoff:<duration>, tasks:<n>,<n>,.. or work:<duration>,..)"
+                "job classes '{s}': {why} (expected none, cutoff:<duration>, tasks:<n>,<n>,.., work:<duration>,.. or name:<word>,..)"
             ))
         };
         let s = s.trim();
@@ -132,6 +140,13 @@ impl FromStr for Classes {
             return Ok(Classes::None);
         }
         let (kind, rest) = s.split_once(':').ok_or_else(|| bad("no ':'"))?;
+        if kind == "name" {
+            let words: Vec<String> = rest.split(',').map(|w| w.trim().to_string()).collect();
+            if words.iter().any(|w| w.is_empty()) {
+                return Err(bad("empty name"));
+            }
+            return Ok(Classes::Names(words));
+        }
         let list = |parse: &dyn Fn(&str) -> Option<u64>| -> Result<Vec<u64>, SimError> {
             let v = rest.split(',').map(|x| parse(x.trim()).ok_or_else(|| bad(&format!("bad value '{x}'"))));
             let v = v.collect::<Result<Vec<u64>, _>>()?;
@@ -480,6 +495,13 @@ mod tests {
         assert!("tasks:10,5".parse::<Classes>().is_err());
         assert!("cutoff:9x".parse::<Classes>().is_err());
         assert!("size:1".parse::<Classes>().is_err());
+
+        let mut named = short.clone();
+        named.name = "pigmix-test-bin2-7".into();
+        let names: Classes = "name:bin1,bin2".parse().unwrap();
+        assert_eq!(names.labels(), ["bin1", "bin2", "other"]);
+        assert_eq!((names.classify(&named), names.classify(&long)), (1, 2));
+        assert!("name:a,,b".parse::<Classes>().is_err());
     }
 
     #[test]

@@ -76,3 +76,39 @@ fn a_killed_task_runs_again_from_scratch() {
     assert_eq!(responses(&r), vec![(0, 140.0), (1, 10.0)]);
     assert_eq!((r.preemptions_kill, r.lost_work_ms), (1, 30_000));
 }
+
+/// HFSP's Δ rule needs task progress: with reports, A's training task shows
+/// after Δ that A is large (100 s tasks), A's final size overtakes B's
+/// initial one, and KILL frees a container for B, which finishes long before
+/// A's first tasks end at 100 s. Without reports A's size stays the initial
+/// guess, equal to B's, and B waits for A's tasks.
+#[test]
+fn progress_reports_let_hfsp_learn_a_size_before_tasks_end() {
+    let params = [
+        ("preemption", "kill"),
+        ("training_tasks", "1"),
+        ("tiny_threshold", "2"),
+        ("delta_ms", "5000"),
+        ("training_slots_map", "1"),
+        ("map_share", "1"),
+        ("map_slot_mb", "1024"),
+    ];
+    let jobs = || vec![job(0, 0, &[100, 100, 100]), job(1, 0, &[10, 10, 10])];
+    let run_with = |progress_ms: u64| {
+        let cluster = ClusterSpec::uniform(1, Resources::new(2048, 2), 40);
+        let cfg = SimConfig {
+            policy: "hfsp".into(),
+            params: params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            heartbeat_ms: 0,
+            progress_ms,
+            check_invariants: true,
+            ..SimConfig::default()
+        };
+        let r = simulate(&cluster, Box::new(jobs().into_iter().map(Ok)), "golden", &cfg, None).expect("run");
+        responses(&r)
+    };
+    let with = run_with(1000);
+    let without = run_with(0);
+    assert!(with[1].1 < 60.0, "B should overtake A once A's size is known: {with:?}");
+    assert!(without[1].1 >= 100.0, "without progress B waits for A's first tasks: {without:?}");
+}

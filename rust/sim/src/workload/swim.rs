@@ -73,6 +73,10 @@ pub struct SwimOptions {
     pub reduce_container: Resources,
     pub queue: String,
     pub user: String,
+    /// Every byte count is multiplied by this before tasks are derived: SWIM's
+    /// own way to replay a big cluster's day on a small one (e.g. the
+    /// FB-2010 day on the HFSP testbed's 20 nodes).
+    pub bytes_scale: f64,
 }
 
 impl Default for SwimOptions {
@@ -87,6 +91,7 @@ impl Default for SwimOptions {
             reduce_container: Resources::new(2048, 1),
             queue: "default".into(),
             user: "default".into(),
+            bytes_scale: 1.0,
         }
     }
 }
@@ -105,12 +110,13 @@ impl SwimOptions {
             "overhead_ms" => self.task_overhead_ms = value.trim().parse().map_err(|_| bad())?,
             "reduce_mb" => self.reduce_container.memory_mb = value.trim().parse().map_err(|_| bad())?,
             "map_mb" => self.map_container.memory_mb = value.trim().parse().map_err(|_| bad())?,
+            "bytes_scale" => self.bytes_scale = num().ok_or_else(bad)?,
             "queue" => self.queue = value.to_string(),
             "user" => self.user = value.to_string(),
             _ => {
                 return Err(format!(
                     "unknown swim option {key:?} (known: block_mib, max_write_mib, map_mib_s, reduce_mib_s, \
-                     overhead_ms, map_mb, reduce_mb, queue, user)"
+                     overhead_ms, map_mb, reduce_mb, bytes_scale, queue, user)"
                 ))
             }
         }
@@ -144,8 +150,22 @@ impl SwimRecord {
         self.size(HFSP_SHUFFLE_WEIGHT)
     }
 
+    /// The record with its byte counts multiplied by `f`.
+    fn scaled(&self, f: f64) -> SwimRecord {
+        let by = |b: u64| (b as f64 * f).round() as u64;
+        SwimRecord {
+            map_input: by(self.map_input),
+            shuffle: by(self.shuffle),
+            reduce_output: by(self.reduce_output),
+            ..self.clone()
+        }
+    }
+
     /// `(maps, reduces)` under `opts` (module doc).
     pub fn task_counts(&self, opts: &SwimOptions) -> (u64, u64) {
+        if opts.bytes_scale != 1.0 {
+            return self.scaled(opts.bytes_scale).task_counts(&SwimOptions { bytes_scale: 1.0, ..opts.clone() });
+        }
         let map_out = if self.shuffle > 0 { self.shuffle } else { self.reduce_output };
         let maps = self.map_input.div_ceil(opts.block_bytes).max(map_out.div_ceil(opts.max_task_write_bytes)).max(1);
         let reduces = if self.shuffle == 0 {
@@ -158,6 +178,9 @@ impl SwimRecord {
 
     /// The job under `opts`, with the given id.
     pub fn to_job(&self, id: u64, opts: &SwimOptions) -> JobSpec {
+        if opts.bytes_scale != 1.0 {
+            return self.scaled(opts.bytes_scale).to_job(id, &SwimOptions { bytes_scale: 1.0, ..opts.clone() });
+        }
         let (maps, reduces) = self.task_counts(opts);
         let task_ms = |bytes: f64, tasks: u64, rate: f64| {
             let ms = opts.task_overhead_ms as f64 + 1000.0 * bytes / tasks as f64 / rate;
