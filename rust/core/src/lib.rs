@@ -5,6 +5,8 @@
 //! clock, threads, files or global randomness. Hosts (the simulator in
 //! `sojourn-sim`, the YARN shim through `sojourn-jni`) drive a [`Core`].
 
+#![forbid(unsafe_code)]
+
 pub mod cluster;
 pub mod engine;
 pub mod error;

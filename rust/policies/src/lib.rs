@@ -2,6 +2,8 @@
 //! one by name from validated parameters ([`build`]) and lists them with
 //! their parameter schemas ([`catalog`]).
 
+#![forbid(unsafe_code)]
+
 pub mod bigc;
 pub mod capacity;
 pub mod common;

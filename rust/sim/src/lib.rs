@@ -2,6 +2,8 @@
 //! and policies as the YARN shim, trace readers and workload generators,
 //! metrics and reports, and the `sojourn` CLI behind them.
 
+#![forbid(unsafe_code)]
+
 pub mod cli;
 pub mod engine;
 pub mod metrics;
