@@ -24,7 +24,9 @@ pub use error::{CoreError, Result};
 pub use ids::{AppId, ContainerId, NodeId, Priority, TimerToken};
 pub use params::{ParamKind, ParamSpec, Params};
 pub use policy::{Ctx, Policy};
-pub use protocol::{AppSpec, Ask, Decision, Event, Locality, NodeSpec, Outcome, Phase, PreemptMode, Record};
+pub use protocol::{
+    AppSpec, Ask, Decision, Event, Locality, NodeSpec, Outcome, Phase, PreemptMode, Record, RecordingMeta,
+};
 pub use resources::{Calculator, Resources};
 pub use rng::Rng;
 pub use time::Time;

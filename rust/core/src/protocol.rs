@@ -11,6 +11,7 @@ use crate::ids::{AppId, ContainerId, NodeId, Priority};
 use crate::resources::Resources;
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// A NodeManager as it registers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -217,4 +218,18 @@ pub struct Record {
     pub now: Time,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub event: Option<Event>,
+}
+
+/// What a replay needs besides the events: the YARN shim's flight recorder
+/// writes it to `<record>.meta` when a recording starts (beside the events,
+/// one [`Record`] a line, and `<record>.decisions`, one [`Decision`] a line).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecordingMeta {
+    pub policy: String,
+    pub params: BTreeMap<String, String>,
+    pub seed: u64,
+    #[serde(default)]
+    pub max_allocation: Option<Resources>,
+    #[serde(default)]
+    pub network_delay_ms: u64,
 }

@@ -65,18 +65,8 @@ fn append(path: &str) -> Result<BufWriter<File>> {
     Ok(BufWriter::new(file))
 }
 
-/// What a replay needs besides the events: written to `<record>.meta` when a
-/// recording starts.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RecordingMeta {
-    pub policy: String,
-    pub params: BTreeMap<String, String>,
-    pub seed: u64,
-    #[serde(default)]
-    pub max_allocation: Option<Resources>,
-    #[serde(default)]
-    pub network_delay_ms: u64,
-}
+/// What a replay needs besides the events (one format with `sojourn replay`).
+pub use sojourn_core::RecordingMeta;
 
 impl Recorder {
     /// Starts a fresh recording at `path` (a previous one is kept as

@@ -57,17 +57,21 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Re-run a flight recording (JSON lines of sojourn_core::Record, as the
-    /// YARN shim writes them) through the core and print its decisions.
+    /// Re-run a flight recording of a real RM (FILE, FILE.meta,
+    /// FILE.decisions, as the YARN shim writes them) through the core, print
+    /// its decisions and compare them with the recorded ones.
     Replay {
         file: PathBuf,
-        #[arg(long, default_value = "fifo")]
-        policy: String,
-        /// `key=value` policy parameters (as in yarn-site without the prefix).
+        /// Default: the recording's (FILE.meta), else fifo.
+        #[arg(long)]
+        policy: Option<String>,
+        /// `key=value` policy parameters (as in yarn-site without the
+        /// prefix); given, they replace the recording's.
         #[arg(short = 'p', long = "param")]
         params: Vec<String>,
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
+        /// Default: the recording's, else 0.
+        #[arg(long)]
+        seed: Option<u64>,
     },
     /// The size-based disciplines of the HFSP thesis (chapter 3) on one
     /// server with exact processor sharing: FIFO, PS, LAS, SRPT, FSP, SRPTE,
@@ -394,7 +398,8 @@ pub fn run(cli: Cli) -> Result<String, SimError> {
             emit(&sc, &run, results, &baseline)
         }
         Command::Replay { file, policy, params, seed } => {
-            crate::replay::replay(&file, &policy, &parse_params(&params)?, seed)
+            let params = if params.is_empty() { None } else { Some(parse_params(&params)?) };
+            crate::replay::cli(&file, &crate::replay::ReplayOptions { policy, params, seed })
         }
         Command::SingleServer(args) => crate::single_server::cli::cli_main(args),
     }

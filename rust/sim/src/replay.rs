@@ -1,39 +1,154 @@
-//! `sojourn replay`: re-runs a flight recording (JSON lines of
-//! `sojourn_core::Record`, written by the YARN shim) through a fresh core and
-//! prints the decisions it makes. The core is deterministic, so a recording
-//! replays to the decisions the RM saw.
+//! `sojourn replay`: re-runs a flight recording of a real ResourceManager
+//! through a fresh core. The YARN shim's recorder writes three files:
+//! `FILE` (the events, one `sojourn_core::Record` a line), `FILE.meta` (the
+//! policy, parameters, seed, maximum allocation and network delay the RM
+//! ran with) and `FILE.decisions` (what the core decided, one
+//! `sojourn_core::Decision` a line). Replay takes its settings from the
+//! `.meta` file (flags override them), prints the decisions it makes and, when
+//! the `.decisions` file is there, compares: the core is deterministic, so a
+//! recording replays to the decisions the RM saw, and any difference is
+//! reported with its position.
 
 use crate::engine::SimError;
-use sojourn_core::{Core, CoreConfig, Record};
+use sojourn_core::{Core, CoreConfig, Decision, Record, RecordingMeta};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Replays `file`; returns one JSON decision per line.
-pub fn replay(file: &Path, policy: &str, params: &BTreeMap<String, String>, seed: u64) -> Result<String, SimError> {
-    let f = std::fs::File::open(file)
-        .map_err(|e| SimError::Config(format!("cannot open recording {}: {e}", file.display())))?;
-    let mut core = Core::new(sojourn_policies::build(policy, params)?, CoreConfig { seed, ..CoreConfig::default() });
-    let mut out = String::new();
+/// What the command line asks for; `None` takes the recording's own.
+#[derive(Clone, Debug, Default)]
+pub struct ReplayOptions {
+    pub policy: Option<String>,
+    pub params: Option<BTreeMap<String, String>>,
+    pub seed: Option<u64>,
+}
+
+/// The outcome of a replay.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Replayed {
+    pub meta: RecordingMeta,
+    pub records: usize,
+    pub decisions: Vec<Decision>,
+    /// Errors the core returned (the RM saw the same and carried on).
+    pub errors: Vec<String>,
+    /// The recorded decisions, when `FILE.decisions` exists.
+    pub recorded: Option<Vec<Decision>>,
+}
+
+impl Replayed {
+    /// The index of the first decision that differs from the recording
+    /// (`None` when identical or nothing was recorded).
+    pub fn first_difference(&self) -> Option<usize> {
+        let rec = self.recorded.as_ref()?;
+        (0..self.decisions.len().max(rec.len())).find(|&i| self.decisions.get(i) != rec.get(i))
+    }
+}
+
+fn sibling(file: &Path, ext: &str) -> PathBuf {
+    let mut s = file.as_os_str().to_owned();
+    s.push(ext);
+    PathBuf::from(s)
+}
+
+fn lines_of<T: serde::de::DeserializeOwned>(file: &Path, what: &str) -> Result<Vec<T>, SimError> {
+    let f = std::fs::File::open(file).map_err(|e| SimError::Config(format!("cannot open {}: {e}", file.display())))?;
+    let mut out = Vec::new();
     for (i, line) in BufReader::new(f).lines().enumerate() {
         let line = line.map_err(|e| SimError::Config(format!("{}:{}: {e}", file.display(), i + 1)))?;
         if line.trim().is_empty() {
             continue;
         }
-        let rec: Record = serde_json::from_str(&line)
-            .map_err(|e| SimError::Config(format!("{}:{}: not a recorded event: {e}", file.display(), i + 1)))?;
-        match rec.event {
+        out.push(
+            serde_json::from_str(&line)
+                .map_err(|e| SimError::Config(format!("{}:{}: not {what}: {e}", file.display(), i + 1)))?,
+        );
+    }
+    Ok(out)
+}
+
+/// Replays `file` with the settings of `FILE.meta`, overridden by `opts`.
+pub fn replay(file: &Path, opts: &ReplayOptions) -> Result<Replayed, SimError> {
+    let meta_path = sibling(file, ".meta");
+    let mut meta = if meta_path.exists() {
+        let text = std::fs::read_to_string(&meta_path)
+            .map_err(|e| SimError::Config(format!("cannot read {}: {e}", meta_path.display())))?;
+        serde_json::from_str::<RecordingMeta>(&text)
+            .map_err(|e| SimError::Config(format!("{}: not a recording's settings: {e}", meta_path.display())))?
+    } else {
+        RecordingMeta {
+            policy: "fifo".into(),
+            params: BTreeMap::new(),
+            seed: 0,
+            max_allocation: None,
+            network_delay_ms: 0,
+        }
+    };
+    if let Some(p) = &opts.policy {
+        if *p != meta.policy && opts.params.is_none() {
+            meta.params.clear(); // another policy's parameters would not validate
+        }
+        meta.policy = p.clone();
+    }
+    if let Some(p) = &opts.params {
+        meta.params = p.clone();
+    }
+    if let Some(s) = opts.seed {
+        meta.seed = s;
+    }
+    let config =
+        CoreConfig { seed: meta.seed, max_allocation: meta.max_allocation, network_delay_ms: meta.network_delay_ms };
+    let mut core = Core::new(sojourn_policies::build(&meta.policy, &meta.params)?, config);
+    let records: Vec<Record> = lines_of(file, "a recorded event")?;
+    let mut decisions = Vec::new();
+    let mut errors = Vec::new();
+    for (i, rec) in records.iter().enumerate() {
+        match &rec.event {
             Some(ev) => {
-                if let Err(e) = core.handle(rec.now, ev) {
-                    // The RM saw the same error and carried on; so does replay.
-                    out.push_str(&format!("# {}:{}: {e}\n", file.display(), i + 1));
+                if let Err(e) = core.handle(rec.now, ev.clone()) {
+                    errors.push(format!("{}:{}: {e}", file.display(), i + 1));
                 }
             }
             None => core.handle_timeout(rec.now),
         }
-        while let Some(d) = core.poll_decision() {
-            out.push_str(&serde_json::to_string(&d).unwrap_or_default());
-            out.push('\n');
+        decisions.extend(core.drain_decisions());
+    }
+    let dec_path = sibling(file, ".decisions");
+    let recorded = if dec_path.exists() { Some(lines_of(&dec_path, "a recorded decision")?) } else { None };
+    Ok(Replayed { meta, records: records.len(), decisions, errors, recorded })
+}
+
+/// The command's output: one JSON decision a line, `#` lines for errors and
+/// the comparison. A difference from the recording is an error.
+pub fn cli(file: &Path, opts: &ReplayOptions) -> Result<String, SimError> {
+    let r = replay(file, opts)?;
+    let mut out = String::new();
+    for d in &r.decisions {
+        out.push_str(&serde_json::to_string(d).unwrap_or_default());
+        out.push('\n');
+    }
+    for e in &r.errors {
+        out.push_str(&format!("# {e}\n"));
+    }
+    out.push_str(&format!(
+        "# {} events replayed with policy {} (seed {}): {} decisions",
+        r.records,
+        r.meta.policy,
+        r.meta.seed,
+        r.decisions.len()
+    ));
+    match (&r.recorded, r.first_difference()) {
+        (None, _) => out.push_str("; no recorded decisions to compare\n"),
+        (Some(rec), None) => out.push_str(&format!(", identical to the {} recorded\n", rec.len())),
+        (Some(rec), Some(i)) => {
+            let show =
+                |d: Option<&Decision>| d.map_or("nothing".into(), |d| serde_json::to_string(d).unwrap_or_default());
+            return Err(SimError::Config(format!(
+                "{out}\nreplay differs from the recording at decision {} of {}: replayed {}, recorded {}",
+                i + 1,
+                rec.len(),
+                show(r.decisions.get(i)),
+                show(rec.get(i))
+            )));
         }
     }
     Ok(out)
