@@ -83,3 +83,47 @@ impl Policy for Fifo {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::{allocations, core, job_in};
+    use sojourn_core::{AppId, Ask, Core, Event, Locality, NodeId, NodeSpec, Phase, Priority, Resources, Time};
+
+    fn node_on(c: &mut Core, id: u32, rack: &str) {
+        let spec = NodeSpec {
+            node: NodeId(id),
+            name: format!("n{id}"),
+            rack: rack.into(),
+            labels: vec![],
+            capacity: Resources::new(2048, 2),
+        };
+        c.handle(Time::ZERO, Event::NodeAdded(spec)).expect("node");
+    }
+
+    fn heartbeat(c: &mut Core, n: u32) -> Vec<(u32, u32)> {
+        c.handle(Time(1), Event::NodeHeartbeat { node: NodeId(n) }).expect("heartbeat");
+        allocations(&c.drain_decisions()).iter().map(|a| (a.0, a.2)).collect()
+    }
+
+    /// FifoScheduler serves node-local, rack-local and off-switch requests in
+    /// one heartbeat: an ask preferring n0 (rack /r0) is placed on n1 of
+    /// another rack when n1 heartbeats first. An ask that does not relax its
+    /// locality waits for its own node, and the app behind it is served.
+    #[test]
+    fn off_switch_in_the_same_heartbeat_and_strict_locality_waits() {
+        let mut c = core("fifo", &[]);
+        node_on(&mut c, 0, "/r0");
+        node_on(&mut c, 1, "/r1");
+        job_in(&mut c, 0, 1, "default", 0, Phase::Map);
+        let mut strict = Ask::new(Priority::MAP, Resources::new(1024, 1), 1, Phase::Map);
+        strict.locality = vec![Locality::Node(NodeId(0), 1), Locality::Rack("/r0".into(), 1)];
+        strict.relax_locality = false;
+        c.handle(Time(0), Event::AsksUpdated { app: AppId(1), asks: vec![strict] }).expect("ask");
+        job_in(&mut c, 0, 2, "default", 0, Phase::Map);
+        let mut loose = Ask::new(Priority::MAP, Resources::new(1024, 1), 2, Phase::Map);
+        loose.locality = vec![Locality::Node(NodeId(0), 2), Locality::Rack("/r0".into(), 2)];
+        c.handle(Time(0), Event::AsksUpdated { app: AppId(2), asks: vec![loose] }).expect("ask");
+        assert_eq!(heartbeat(&mut c, 1), vec![(2, 1), (2, 1)], "app 1 may not leave n0; app 2 goes off-switch");
+        assert_eq!(heartbeat(&mut c, 0), vec![(1, 0)]);
+    }
+}
