@@ -2,7 +2,8 @@
 # Runs every test of Sojourn on a fresh machine, installing what it lacks.
 # Rust: format, lints (the pure crates forbid clocks, threads, files and
 # unordered maps), unit, golden, property and trace tests. Java: the shim's
-# MockRM and mini-cluster tests against real Hadoop jars from Maven Central.
+# MockRM and mini-cluster tests against real Hadoop 3.3.6 jars from Maven
+# Central, and the MockRM suite again against Hadoop 3.4.1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -52,6 +53,15 @@ if ! grep -qE '^junit: [0-9]+ passed, 0 failed' /tmp/sojourn-gradle-test.log; th
   exit 1
 fi
 
+step "the YARN shim against Hadoop 3.4.1 too (MockRM suite; the RM's scheduler API changed between 3.3 and 3.4)"
+gradle test --no-daemon -q -PhadoopVersion=3.4.1 -PcargoTargetDir="${CARGO_TARGET_DIR:-$root/target}" 2>&1 \
+  | tee /tmp/sojourn-gradle-test-341.log | grep -E '^junit:|FAILED|BUILD' || true
+if ! grep -qE '^junit: [0-9]+ passed, 0 failed' /tmp/sojourn-gradle-test-341.log; then
+  echo "gradle test on Hadoop 3.4.1 failed" >&2
+  tail -60 /tmp/sojourn-gradle-test-341.log >&2
+  exit 1
+fi
+
 step "main job smoke: sojourn compare on a shipped workload"
 cargo run -q --release -p sojourn-sim --bin sojourn -- compare --out /tmp/sojourn-ci-compare >/tmp/sojourn-ci-compare.txt
 tail -5 /tmp/sojourn-ci-compare.txt
@@ -59,7 +69,9 @@ tail -5 /tmp/sojourn-ci-compare.txt
 passed=$(grep -oE 'test result: ok\. [0-9]+ passed' /tmp/sojourn-cargo-test.log | awk '{s+=$4} END {print s+0}')
 failed=$(grep -oE '[0-9]+ failed' /tmp/sojourn-cargo-test.log | awk '{s+=$1} END {print s+0}')
 jpassed=$(grep -oE '^junit: [0-9]+ passed' /tmp/sojourn-gradle-test.log | awk '{print $2}')
+j341=$(grep -oE '^junit: [0-9]+ passed' /tmp/sojourn-gradle-test-341.log | awk '{print $2}')
 echo
 echo "rust: ${passed} passed, ${failed} failed"
-echo "java: ${jpassed:-0} passed, 0 failed"
-echo "total: $((passed + ${jpassed:-0})) passed, ${failed} failed"
+echo "java (Hadoop 3.3.6): ${jpassed:-0} passed, 0 failed"
+echo "java (Hadoop 3.4.1): ${j341:-0} passed, 0 failed"
+echo "total: $((passed + ${jpassed:-0} + ${j341:-0})) passed, ${failed} failed"
