@@ -57,6 +57,27 @@ public class RecorderAndLogsTest extends SojournTestBase {
     assertTrue(replay.toString(), replay.path("identical").asBoolean());
     assertTrue(replay.toString(), replay.path("decisions").asInt() >= 3);
     assertEquals(replay.path("recorded_decisions").asInt(), replay.path("decisions").asInt());
+
+    // The simulator's `sojourn replay` reads the same files (events, .meta,
+    // .decisions) and agrees: the RM run replays offline to identical decisions.
+    File bin = new File(System.getProperty("sojourn.bin", "target/release/sojourn"));
+    assertTrue("no sojourn binary at " + bin + " (gradle builds it; with -PnativeLib pass -PsojournBin)",
+        bin.canExecute());
+    Process p = new ProcessBuilder(bin.getAbsolutePath(), "replay", rec.getAbsolutePath())
+        .redirectErrorStream(true).start();
+    String out = new String(readAll(p.getInputStream()), StandardCharsets.UTF_8);
+    assertEquals(out, 0, p.waitFor());
+    assertTrue(out, out.contains("with policy fifo (seed 0)"));
+    assertTrue(out, out.contains("identical to the " + replay.path("recorded_decisions").asInt() + " recorded"));
+  }
+
+  private static byte[] readAll(java.io.InputStream in) throws java.io.IOException {
+    java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+    byte[] b = new byte[8192];
+    for (int n; (n = in.read(b)) > 0; ) {
+      buf.write(b, 0, n);
+    }
+    return buf.toByteArray();
   }
 
   @Test(timeout = 60000)
