@@ -61,6 +61,30 @@ pub const PARAMS: &[ParamSpec] = &[
         "take the initial per-task size from the ask's est_task_ms when the driver gives one",
     ),
     ParamSpec::new(
+        "kill_below_progress",
+        ParamKind::Float,
+        "0",
+        "SUSPEND mode, hybrid (hfsp.md A6): a victim with less progress than this is killed instead (little work lost; frees its memory)",
+    ),
+    ParamSpec::new(
+        "wait_below_remaining_ms",
+        ParamKind::Int,
+        "0",
+        "SUSPEND mode, hybrid: a victim estimated to finish within this long is left to finish (WAIT)",
+    ),
+    ParamSpec::new(
+        "max_suspended_per_node",
+        ParamKind::Int,
+        "0",
+        "SUSPEND mode: at most this many suspended tasks on a node (the RAM + swap budget of §3.4); 0 = memory is the only bound",
+    ),
+    ParamSpec::new(
+        "preempt_maps",
+        ParamKind::Bool,
+        "true",
+        "map tasks may be preempted (thesis); false preempts reduces only, as the authors' code does (D8)",
+    ),
+    ParamSpec::new(
         "min_run_ms",
         ParamKind::Int,
         "0",
@@ -93,6 +117,10 @@ pub struct Config {
     pub slot_mb: [u64; 2],
     pub use_ask_estimates: bool,
     pub min_run_ms: u64,
+    pub kill_below_progress: f64,
+    pub wait_below_remaining_ms: u64,
+    pub max_suspended_per_node: u32,
+    pub preempt_maps: bool,
 }
 
 impl Config {
@@ -118,6 +146,10 @@ impl Config {
             slot_mb: [p.int_at_least("map_slot_mb", 1)? as u64, p.int_at_least("reduce_slot_mb", 1)? as u64],
             use_ask_estimates: p.bool("use_ask_estimates")?,
             min_run_ms: nonneg("min_run_ms")? as u64,
+            kill_below_progress: p.float_in("kill_below_progress", 0.0, 1.0)?,
+            wait_below_remaining_ms: nonneg("wait_below_remaining_ms")? as u64,
+            max_suspended_per_node: nonneg("max_suspended_per_node")? as u32,
+            preempt_maps: p.bool("preempt_maps")?,
         })
     }
 }

@@ -57,9 +57,13 @@
 //!   tiny phases are never victims. SUSPEND picks only victims whose node
 //!   keeps room in memory for the waiting task (a suspended container keeps
 //!   its memory in the mirror, which is the RAM + swap bound of §3.4).
+//! - §7.16: SUSPEND takes the hybrid thresholds (`kill_below_progress`,
+//!   `wait_below_remaining_ms`) and a per-node cap
+//!   (`max_suspended_per_node`), all off by default as the thesis gives
+//!   none; the code's reduce-only preemption (D8) is `preempt_maps=false`.
 //! - Not implemented: delay scheduling (§1.7.5; the core's locality rules
 //!   apply as for every policy), weights (§1.3.6), the code's D2/D3/D4
-//!   estimators.
+//!   estimators, D7's JobID round robin, D11's reserved training slots.
 
 mod config;
 pub mod estimate;

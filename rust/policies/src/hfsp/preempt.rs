@@ -3,11 +3,41 @@
 //! containers from the lowest-ranked phases, youngest first, until the
 //! demand fits. WAIT does nothing. Victims are never tasks of tiny, late or
 //! training phases, nor training tasks, nor tasks that started or resumed
-//! less than `min_run_ms` ago.
+//! less than `min_run_ms` ago, nor maps with `preempt_maps=false` (the
+//! authors' code, D8).
+//!
+//! SUSPEND is hybrid when its thresholds are set (A6 step 4, §7.16): a
+//! victim with progress below `kill_below_progress` is killed instead (its
+//! lost work is small and its memory comes back), one estimated to finish
+//! within `wait_below_remaining_ms` is left alone (WAIT), and a node holds at
+//! most `max_suspended_per_node` suspended tasks. Progress is the driver's
+//! report when there is one, else attained service over the phase's
+//! per-task size estimate.
 
 use super::{Hfsp, Key, Kind, Preemption};
-use sojourn_core::{ContainerId, ContainerState, Ctx, PreemptMode, Resources};
-use std::collections::BTreeSet;
+use sojourn_core::{ContainerId, ContainerState, Ctx, NodeId, PreemptMode, Resources};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// (progress in [0, 1], estimated remaining ms) of a live container.
+fn progress_and_remaining(h: &Hfsp, ctx: &Ctx<'_>, cid: ContainerId) -> Option<(f64, f64)> {
+    let c = ctx.cluster().container(cid)?;
+    let ci = h.containers.get(&cid)?;
+    let p = h.phases.get(&ci.key)?;
+    let attained = ci.attained(ctx.now) as f64;
+    if let Some(pr) = c.progress.filter(|pr| *pr > 0.0) {
+        let pr = pr.min(1.0);
+        return Some((pr, attained / pr - attained));
+    }
+    let size = if p.train_samples.is_empty() {
+        p.s_initial / f64::from(p.n.max(1))
+    } else {
+        p.train_samples.iter().sum::<f64>() / p.train_samples.len() as f64
+    };
+    if size <= 0.0 {
+        return Some((1.0, 0.0));
+    }
+    Some(((attained / size).min(1.0), (size - attained).max(0.0)))
+}
 
 /// How many containers of size `cap` fit in `r`.
 fn fits(r: &Resources, cap: &Resources) -> u64 {
@@ -22,7 +52,7 @@ fn victims(h: &Hfsp, ctx: &Ctx<'_>, order: &[Key], pos: usize, taken: &BTreeSet<
     let mut out = Vec::new();
     for key in order[pos..].iter().rev() {
         let p = &h.phases[key];
-        if p.tiny || p.training || h.is_late(*key) {
+        if p.tiny || p.training || h.is_late(*key) || (!h.cfg.preempt_maps && key.1 == Kind::Map) {
             continue;
         }
         let mut cs: Vec<(sojourn_core::Time, ContainerId)> = p
@@ -79,7 +109,14 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>) {
         }
     }
     let mut taken: BTreeSet<ContainerId> = BTreeSet::new();
-    let mut chosen: Vec<ContainerId> = Vec::new();
+    let mut chosen: Vec<(ContainerId, PreemptMode)> = Vec::new();
+    // Suspended tasks per node, for the per-node cap.
+    let mut held: BTreeMap<NodeId, u32> = BTreeMap::new();
+    if mode == PreemptMode::Suspend && h.cfg.max_suspended_per_node > 0 {
+        for c in ctx.cluster().containers().filter(|c| c.state == ContainerState::Suspended) {
+            *held.entry(c.node).or_default() += 1;
+        }
+    }
     for (pos, key, want) in demand {
         let cap = Hfsp::pending(ctx.cluster(), key).1;
         if cap.is_zero() {
@@ -97,7 +134,20 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>) {
                 break;
             }
             let Some(c) = ctx.cluster().container(v) else { continue };
-            let gain = match mode {
+            let mut how = mode;
+            if mode == PreemptMode::Suspend {
+                let (progress, remaining) = progress_and_remaining(h, ctx, v).unwrap_or((1.0, f64::MAX));
+                if progress < h.cfg.kill_below_progress {
+                    how = PreemptMode::Kill;
+                } else if remaining < h.cfg.wait_below_remaining_ms as f64 {
+                    continue; // WAIT: it is nearly done
+                } else if h.cfg.max_suspended_per_node > 0
+                    && held.get(&c.node).copied().unwrap_or(0) >= h.cfg.max_suspended_per_node
+                {
+                    continue;
+                }
+            }
+            let gain = match how {
                 PreemptMode::Kill => {
                     freed += c.resources;
                     let g = fits(&freed, &cap);
@@ -111,16 +161,17 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>) {
                     if node_mem < cap.memory_mb || c.resources.vcores < cap.vcores {
                         continue;
                     }
+                    *held.entry(c.node).or_default() += 1;
                     1
                 }
             };
             taken.insert(v);
-            chosen.push(v);
+            chosen.push((v, how));
             need = need.saturating_sub(gain);
         }
     }
-    for v in chosen {
-        if ctx.preempt(v, mode).is_ok() {
+    for (v, how) in chosen {
+        if ctx.preempt(v, how).is_ok() {
             h.sync(ctx.cluster(), v);
         }
     }

@@ -217,3 +217,60 @@ fn bad_parameters_are_rejected() {
     let given: BTreeMap<String, String> = [("preemption".to_string(), "pause".to_string())].into();
     assert!(Params::validate("hfsp", PARAMS, &given).is_err());
 }
+
+/// Hybrid SUSPEND (A6 step 4): the big job's task, 10% done when the small
+/// job arrives, is killed rather than suspended under
+/// `kill_below_progress = 0.5`; with `wait_below_remaining_ms` above its
+/// 9 s left it is left to finish; with neither it is suspended.
+#[test]
+fn hybrid_suspend_kills_young_victims_and_waits_for_nearly_done_ones() {
+    let run = |extra: &[(&str, &str)]| {
+        let mut params = vec![("preemption", "suspend"), ("map_slot_mb", "4096")];
+        params.extend_from_slice(extra);
+        let mut c = core(&params);
+        node(&mut c, 0, 4096, 1);
+        job(&mut c, 0, 1, 1, 10_000);
+        let a = allocations(&heartbeat(&mut c, 0, 0));
+        job(&mut c, 1000, 2, 1, 1000);
+        (a[0].1, c.drain_decisions())
+    };
+    let (a, ds) = run(&[("kill_below_progress", "0.5")]);
+    assert_eq!(ds, vec![Decision::Preempt { container: a, mode: PreemptMode::Kill }]);
+    let (_, ds) = run(&[("wait_below_remaining_ms", "9500")]);
+    assert!(ds.is_empty(), "9 s left < 9.5 s: WAIT: {ds:?}");
+    let (a, ds) = run(&[("kill_below_progress", "0.05"), ("wait_below_remaining_ms", "8000")]);
+    assert_eq!(ds, vec![Decision::Preempt { container: a, mode: PreemptMode::Suspend }]);
+}
+
+/// At most `max_suspended_per_node` suspended tasks on a node: B suspends
+/// A; C, smaller still, would suspend B's task, but the node already holds
+/// one suspended task.
+#[test]
+fn the_suspended_task_cap_per_node() {
+    let run = |cap: &str| {
+        let mut c = core(&[("preemption", "suspend"), ("map_slot_mb", "4096"), ("max_suspended_per_node", cap)]);
+        node(&mut c, 0, 4096, 1);
+        job(&mut c, 0, 1, 1, 10_000);
+        allocations(&heartbeat(&mut c, 0, 0));
+        job(&mut c, 1000, 2, 1, 5000);
+        assert_eq!(c.drain_decisions().len(), 1, "B suspends A");
+        let b = allocations(&heartbeat(&mut c, 1000, 0));
+        job(&mut c, 1500, 3, 1, 500);
+        (b[0].1, c.drain_decisions())
+    };
+    let (_, capped) = run("1");
+    assert!(capped.is_empty(), "{capped:?}");
+    let (b, free) = run("0");
+    assert_eq!(free, vec![Decision::Preempt { container: b, mode: PreemptMode::Suspend }]);
+}
+
+/// `preempt_maps = false` (the authors' code): maps are never victims.
+#[test]
+fn the_codes_reduce_only_preemption() {
+    let mut c = core(&[("preemption", "kill"), ("preempt_maps", "false")]);
+    node(&mut c, 0, 1024, 1);
+    job(&mut c, 0, 1, 1, 10_000);
+    assert_eq!(allocations(&heartbeat(&mut c, 0, 0)).len(), 1);
+    job(&mut c, 1000, 2, 1, 1000);
+    assert!(c.drain_decisions().is_empty(), "a map is never preempted");
+}
