@@ -85,6 +85,12 @@ pub const PARAMS: &[ParamSpec] = &[
         "map tasks may be preempted (thesis); false preempts reduces only, as the authors' code does (D8)",
     ),
     ParamSpec::new(
+        "reserve_training_slots",
+        ParamKind::Bool,
+        "false",
+        "while training tasks wait, keep T slots of their type for them: other phases use at most (slots − T) (the authors' code, D11)",
+    ),
+    ParamSpec::new(
         "min_run_ms",
         ParamKind::Int,
         "0",
@@ -121,6 +127,7 @@ pub struct Config {
     pub wait_below_remaining_ms: u64,
     pub max_suspended_per_node: u32,
     pub preempt_maps: bool,
+    pub reserve_training_slots: bool,
 }
 
 impl Config {
@@ -150,6 +157,7 @@ impl Config {
             wait_below_remaining_ms: nonneg("wait_below_remaining_ms")? as u64,
             max_suspended_per_node: nonneg("max_suspended_per_node")? as u32,
             preempt_maps: p.bool("preempt_maps")?,
+            reserve_training_slots: p.bool("reserve_training_slots")?,
         })
     }
 }

@@ -63,7 +63,8 @@
 //!   none; the code's reduce-only preemption (D8) is `preempt_maps=false`.
 //! - Not implemented: delay scheduling (§1.7.5; the core's locality rules
 //!   apply as for every policy), weights (§1.3.6), the code's D2/D3/D4
-//!   estimators, D7's JobID round robin, D11's reserved training slots.
+//!   estimators, D7's JobID round robin. D11's reserved training slots are
+//!   `reserve_training_slots`.
 
 mod config;
 pub mod estimate;
@@ -399,8 +400,37 @@ impl Hfsp {
         false
     }
 
-    fn fill(&mut self, ctx: &mut Ctx<'_>, key: Key, node: NodeId) {
-        while crate::common::node_has_room(ctx.cluster(), node) && self.place_one(ctx, key, node) {}
+    /// Places as many containers of `key` on `node` as fit, within the
+    /// type's budget of non-training containers (`None`: no limit).
+    fn fill(&mut self, ctx: &mut Ctx<'_>, key: Key, node: NodeId, budget: &mut [Option<u32>; 2]) {
+        let k = key.1 as usize;
+        while budget[k] != Some(0)
+            && crate::common::node_has_room(ctx.cluster(), node)
+            && self.place_one(ctx, key, node)
+        {
+            if let Some(b) = budget[k].as_mut() {
+                *b -= 1;
+            }
+        }
+    }
+
+    /// D11 (`reserve_training_slots`): while training tasks of a type wait,
+    /// the other containers of that type may fill at most slots − T.
+    fn size_based_budget(&self, cluster: &Cluster) -> [Option<u32>; 2] {
+        let mut out = [None, None];
+        if !self.cfg.reserve_training_slots {
+            return out;
+        }
+        for kind in [Kind::Map, Kind::Reduce] {
+            let k = kind as usize;
+            if self.train_running[k] >= self.cfg.train_slots[k] || self.training_candidates(cluster, kind).is_empty() {
+                continue;
+            }
+            let running = self.containers.values().filter(|c| c.key.1 == kind && !c.training).count() as u32;
+            let quota = (self.pools[k].slots as u32).saturating_sub(self.cfg.train_slots[k]);
+            out[k] = Some(quota.saturating_sub(running));
+        }
+        out
     }
 
     /// Training phases that may start a training task, best first.
@@ -508,9 +538,10 @@ impl Hfsp {
         }
         // Tiny phases outrank training (size 0).
         let order = self.order();
+        let mut budget = self.size_based_budget(ctx.cluster());
         let tiny: Vec<Key> = order.iter().copied().filter(|k| self.phases[k].tiny).collect();
         for key in tiny {
-            self.fill(ctx, key, node);
+            self.fill(ctx, key, node, &mut budget);
         }
         // Training tasks, up to T running per type (Algorithm 3, step 1).
         for kind in [Kind::Map, Kind::Reduce] {
@@ -529,7 +560,7 @@ impl Hfsp {
                 break;
             }
             if self.phases.get(&key).is_some_and(|p| !p.tiny) {
-                self.fill(ctx, key, node);
+                self.fill(ctx, key, node, &mut budget);
             }
         }
     }

@@ -274,3 +274,28 @@ fn the_codes_reduce_only_preemption() {
     job(&mut c, 1000, 2, 1, 1000);
     assert!(c.drain_decisions().is_empty(), "a map is never preempted");
 }
+
+/// D11 (`reserve_training_slots`): one node of 3 slots, T = 1. A tiny job
+/// (4 tasks, tiny below 5) and a large one (10 tasks, in training) arrive
+/// together. Without the reservation the tiny job, served first, takes all
+/// 3 slots; with it, other phases may use at most 3 − 1 = 2 while a
+/// training task waits, so the large job's training task starts at once.
+#[test]
+fn reserved_training_slots() {
+    let run = |reserve: &str| {
+        let mut c = core(&[
+            ("training_tasks", "1"),
+            ("tiny_threshold", "5"),
+            ("training_slots_map", "1"),
+            ("reserve_training_slots", reserve),
+        ]);
+        node(&mut c, 0, 3072, 3);
+        job(&mut c, 0, 1, 4, 10_000);
+        job(&mut c, 0, 2, 10, 10_000);
+        let mut apps: Vec<u32> = allocations(&heartbeat(&mut c, 0, 0)).iter().map(|a| a.0).collect();
+        apps.sort();
+        apps
+    };
+    assert_eq!(run("false"), vec![1, 1, 1]);
+    assert_eq!(run("true"), vec![1, 1, 2]);
+}
