@@ -91,6 +91,12 @@ pub const PARAMS: &[ParamSpec] = &[
         "while training tasks wait, keep T slots of their type for them: other phases use at most (slots − T) (the authors' code, D11)",
     ),
     ParamSpec::new(
+        "round_robin_order",
+        ParamKind::Choice(&["tasks", "submission"]),
+        "tasks",
+        "virtual max-min remainders go to the phases with the fewest tasks (thesis) or in submission (JobID) order (code, D7)",
+    ),
+    ParamSpec::new(
         "min_run_ms",
         ParamKind::Int,
         "0",
@@ -128,6 +134,7 @@ pub struct Config {
     pub max_suspended_per_node: u32,
     pub preempt_maps: bool,
     pub reserve_training_slots: bool,
+    pub remainders_by_submission: bool,
 }
 
 impl Config {
@@ -158,6 +165,7 @@ impl Config {
             max_suspended_per_node: nonneg("max_suspended_per_node")? as u32,
             preempt_maps: p.bool("preempt_maps")?,
             reserve_training_slots: p.bool("reserve_training_slots")?,
+            remainders_by_submission: p.str("round_robin_order")? == "submission",
         })
     }
 }

@@ -63,8 +63,8 @@
 //!   none; the code's reduce-only preemption (D8) is `preempt_maps=false`.
 //! - Not implemented: delay scheduling (§1.7.5; the core's locality rules
 //!   apply as for every policy), weights (§1.3.6), the code's D2/D3/D4
-//!   estimators, D7's JobID round robin. D11's reserved training slots are
-//!   `reserve_training_slots`.
+//!   estimators. D7's JobID round robin is `round_robin_order=submission`,
+//!   D11's reserved training slots `reserve_training_slots`.
 
 mod config;
 pub mod estimate;
@@ -168,11 +168,15 @@ type Rank = (u8, u64, u64);
 
 impl Hfsp {
     pub fn new(cfg: Config) -> Hfsp {
+        let mut pools = [Pool::new(0), Pool::new(0)];
+        for p in &mut pools {
+            p.remainders_by_submission = cfg.remainders_by_submission;
+        }
         Hfsp {
             cfg,
             phases: BTreeMap::new(),
             containers: BTreeMap::new(),
-            pools: [Pool::new(0), Pool::new(0)],
+            pools,
             last: None,
             train_running: [0, 0],
             history: [(0.0, 0), (0.0, 0)],

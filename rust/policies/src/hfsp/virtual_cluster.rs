@@ -40,11 +40,14 @@ pub struct Pool<K: Ord + Copy> {
     pub slots: usize,
     pub phases: BTreeMap<K, VPhase>,
     finish_counter: u64,
+    /// Remainder slots go to phases in submission order rather than to the
+    /// ones with the fewest tasks (the authors' code's JobID order, D7).
+    pub remainders_by_submission: bool,
 }
 
 impl<K: Ord + Copy> Pool<K> {
     pub fn new(slots: usize) -> Pool<K> {
-        Pool { slots, phases: BTreeMap::new(), finish_counter: 0 }
+        Pool { slots, phases: BTreeMap::new(), finish_counter: 0, remainders_by_submission: false }
     }
 
     /// Adds a phase with `n` virtual tasks of `task` slot-ms each (n = 0:
@@ -113,8 +116,12 @@ impl<K: Ord + Copy> Pool<K> {
                 left -= order[i].0;
             } else {
                 let extra = left - fair * rest;
-                for (j, g) in grant.iter_mut().enumerate().skip(i) {
-                    *g = fair + usize::from(j - i < extra);
+                let mut uncapped: Vec<usize> = (i..n).collect();
+                if self.remainders_by_submission {
+                    uncapped.sort_by_key(|&j| order[j].1);
+                }
+                for (rank, &j) in uncapped.iter().enumerate() {
+                    grant[j] = fair + usize::from(rank < extra);
                 }
                 break;
             }
@@ -201,5 +208,19 @@ mod tests {
         }
         let r: Vec<usize> = pool.phases.values().map(|p| p.running).collect();
         assert_eq!(r, vec![1, 1, 0]);
+    }
+
+    /// The code's JobID order (D7): 3 slots, A (submitted first, 5 tasks)
+    /// and B (2 tasks) get one each and the third goes to A, where the
+    /// thesis's order gives it to B, the phase with fewer tasks.
+    #[test]
+    fn remainders_by_submission_order() {
+        for (by_submission, want) in [(false, (1, 2)), (true, (2, 1))] {
+            let mut pool: Pool<u32> = Pool::new(3);
+            pool.remainders_by_submission = by_submission;
+            pool.insert(1, 1, vec![1.0; 5]);
+            pool.insert(2, 2, vec![1.0; 2]);
+            assert_eq!((pool.phases[&1].running, pool.phases[&2].running), want);
+        }
     }
 }
