@@ -58,7 +58,7 @@ public class PreemptionTest extends SojournTestBase {
     assertEquals(victim.getId(), done.get(0).getContainerId());
     assertEquals(ContainerExitStatus.PREEMPTED, done.get(0).getExitStatus());
     rm.drainEvents();
-    assertEquals(2 * GB, usedMb(nm));
+    assertEquals(2 * GB, usedMbSettling(nm, 2 * GB));
     assertEquals(1, rm.getResourceScheduler().getRootQueueMetrics().getAggregatePreemptedContainers());
     assertEquals(2, describe().path("core").path("cluster").path("containers").asInt());
     assertEquals(1, describe().path("preemption_kills").asInt());

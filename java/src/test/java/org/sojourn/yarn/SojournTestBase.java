@@ -76,6 +76,23 @@ public abstract class SojournTestBase {
     return rm.getResourceScheduler().getNodeReport(nm.getNodeId()).getUsedResource().getMemorySize();
   }
 
+  /**
+   * {@code nm}'s used memory once it reaches {@code mb}, or what it is after
+   * 10 s. An AM can see a killed container completed a moment before the
+   * node gives its resources back (YARN updates the attempt first, then the
+   * node, and the AM's pull does not take the scheduler's lock).
+   */
+  long usedMbSettling(MockNM nm, long mb) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 10000;
+    long used = usedMb(nm);
+    while (used != mb && System.currentTimeMillis() < deadline) {
+      Thread.sleep(20);
+      rm.drainEvents();
+      used = usedMb(nm);
+    }
+    return used;
+  }
+
   /** Asks, then heartbeats {@code nm} and pulls until {@code n} containers arrive. */
   static List<Container> allocateAndWait(MockAM am, MockNM nm, int memory, int priority, int n)
       throws Exception {

@@ -246,7 +246,7 @@ public class SuspendTest extends SojournTestBase {
     List<Container> got = askOne(am2, nm, 50);
     assertEquals("app 2 got no container after the kill: " + rejectionsLogged(), 1, got.size());
     rm.drainEvents();
-    assertEquals(4 * GB, usedMb(nm));
+    assertEquals(4 * GB, usedMbSettling(nm, 4 * GB));
     assertEquals(1, describe().path("preemption_kills").asInt());
     assertEquals(1, describe().path("suspensions").asInt());
     // The core's mirror agrees: 2 AMs, app 1's other task, app 2's task.
