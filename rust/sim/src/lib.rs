@@ -11,4 +11,5 @@ pub mod replay;
 pub mod report;
 pub mod run;
 pub mod single_server;
+pub mod sls_results;
 pub mod workload;

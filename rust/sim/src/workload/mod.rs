@@ -145,6 +145,7 @@ mod json;
 pub mod kairos;
 pub mod nodes;
 pub mod rumen;
+pub mod sls_writer;
 mod spec;
 pub mod swim;
 pub mod synthetic;
