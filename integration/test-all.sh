@@ -62,6 +62,15 @@ if ! grep -qE '^junit: [0-9]+ passed, 0 failed' /tmp/sojourn-gradle-test-341.log
   exit 1
 fi
 
+step "SLS end to end: a tiny trace through Hadoop's Scheduler Load Simulator under Sojourn fifo and fair, CapacityScheduler and FairScheduler"
+gradle slsTest --no-daemon -q -PcargoTargetDir="${CARGO_TARGET_DIR:-$root/target}" 2>&1 \
+  | tee /tmp/sojourn-gradle-sls.log | grep -E '^junit|FAILED|BUILD' || true
+if ! grep -qE '^junit \(sls\): [0-9]+ passed, 0 failed' /tmp/sojourn-gradle-sls.log; then
+  echo "gradle slsTest failed" >&2
+  tail -60 /tmp/sojourn-gradle-sls.log >&2
+  exit 1
+fi
+
 step "main job smoke: sojourn compare on a shipped workload"
 cargo run -q --release -p sojourn-sim --bin sojourn -- compare --out /tmp/sojourn-ci-compare >/tmp/sojourn-ci-compare.txt
 tail -5 /tmp/sojourn-ci-compare.txt
@@ -70,8 +79,10 @@ passed=$(grep -oE 'test result: ok\. [0-9]+ passed' /tmp/sojourn-cargo-test.log 
 failed=$(grep -oE '[0-9]+ failed' /tmp/sojourn-cargo-test.log | awk '{s+=$1} END {print s+0}')
 jpassed=$(grep -oE '^junit: [0-9]+ passed' /tmp/sojourn-gradle-test.log | awk '{print $2}')
 j341=$(grep -oE '^junit: [0-9]+ passed' /tmp/sojourn-gradle-test-341.log | awk '{print $2}')
+jsls=$(grep -oE '^junit \(sls\): [0-9]+ passed' /tmp/sojourn-gradle-sls.log | awk '{print $3}')
 echo
 echo "rust: ${passed} passed, ${failed} failed"
 echo "java (Hadoop 3.3.6): ${jpassed:-0} passed, 0 failed"
 echo "java (Hadoop 3.4.1): ${j341:-0} passed, 0 failed"
-echo "total: $((passed + ${jpassed:-0} + ${j341:-0})) passed, ${failed} failed"
+echo "java (SLS): ${jsls:-0} passed, 0 failed"
+echo "total: $((passed + ${jpassed:-0} + ${j341:-0} + ${jsls:-0})) passed, ${failed} failed"

@@ -73,6 +73,25 @@ pub enum Command {
         #[arg(long)]
         seed: Option<u64>,
     },
+    /// Write a workload (a trace file or a generator spec, as --workload
+    /// takes) as an SLS JSON trace, with a time compression so that a day
+    /// runs in minutes under SLS's wall clock, and an SLS nodes file.
+    ToSls {
+        /// The workload spec (e.g. `rust/sim/workloads/FB-2010_samples_24_times_1hr_0.tsv:jobs=200`).
+        spec: String,
+        /// Divide submit times and task durations by this (≥ 1).
+        #[arg(long, default_value_t = 1.0)]
+        compress: f64,
+        /// Hosts the tasks are spread over (`/default-rack/node1..N`).
+        #[arg(long, default_value_t = 4)]
+        nodes: usize,
+        /// The SLS trace to write.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Also write the matching SLS nodes file here.
+        #[arg(long)]
+        nodes_out: Option<PathBuf>,
+    },
     /// The size-based disciplines of the HFSP thesis (chapter 3) on one
     /// server with exact processor sharing: FIFO, PS, LAS, SRPT, FSP, SRPTE,
     /// FSPE, FSPE+PS, PSBS; sizes from a SWIM trace or a Weibull generator.
@@ -400,6 +419,17 @@ pub fn run(cli: Cli) -> Result<String, SimError> {
         Command::Replay { file, policy, params, seed } => {
             let params = if params.is_empty() { None } else { Some(parse_params(&params)?) };
             crate::replay::cli(&file, &crate::replay::ReplayOptions { policy, params, seed })
+        }
+        Command::ToSls { spec, compress, nodes, out, nodes_out } => {
+            let opts = crate::workload::sls_writer::SlsWriteOptions::new(compress, nodes);
+            let file = std::fs::File::create(&out)
+                .map_err(|e| SimError::Config(format!("cannot write {}: {e}", out.display())))?;
+            let n = crate::workload::sls_writer::convert_to_sls(&spec, &opts, std::io::BufWriter::new(file))?;
+            if let Some(p) = &nodes_out {
+                std::fs::write(p, crate::workload::sls_writer::sls_nodes_json(nodes))
+                    .map_err(|e| SimError::Config(format!("cannot write {}: {e}", p.display())))?;
+            }
+            Ok(format!("{n} jobs written to {} (times / {compress}, {nodes} hosts)\n", out.display()))
         }
         Command::SingleServer(args) => crate::single_server::cli::cli_main(args),
     }

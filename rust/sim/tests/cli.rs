@@ -103,3 +103,33 @@ fn malformed_trace_error_names_file_and_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.tr:2"), "{err}");
 }
+
+/// `sojourn to-sls` writes a workload as an SLS trace that the simulator
+/// reads back with the same jobs and task counts, times divided by the
+/// compression, and an SLS nodes file.
+#[test]
+fn to_sls_round_trips_through_the_sls_reader() {
+    let dir = tmp("to-sls");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let (trace, nodes) = (dir.join("t.json"), dir.join("n.json"));
+    let spec = "gridmix:jobs=20:seed=3";
+    let out = sojourn()
+        .args(["to-sls", spec, "--compress", "10", "--nodes", "3", "-o"])
+        .arg(&trace)
+        .arg("--nodes-out")
+        .arg(&nodes)
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let original: Vec<_> = sojourn_sim::workload::open(spec).expect("spec").map(|j| j.expect("job")).collect();
+    let back: Vec<_> =
+        sojourn_sim::workload::open(&trace.display().to_string()).expect("sls").map(|j| j.expect("job")).collect();
+    assert_eq!(back.len(), original.len());
+    for (a, b) in original.iter().zip(&back) {
+        assert_eq!(a.task_count(), b.task_count());
+        let want = (a.submit.ms() - original[0].submit.ms()) as f64 / 10.0;
+        assert!((b.submit.ms() as f64 - want).abs() <= 1.0, "{} vs {want}", b.submit.ms());
+    }
+    let n = std::fs::read_to_string(&nodes).expect("nodes");
+    assert!(n.contains("node3") && !n.contains("node4"), "{n}");
+}
