@@ -55,6 +55,16 @@ run "W=100 s" 40960 -p quantum_ms=100000
 run "no starvation guard" 40960 -p starvation_quanta=0
 run "authors' code (h=W/2, preempted-count guard)" 40960 -p hysteresis_ms=25000 -p starvation=preempted
 echo
+echo "## New draws: the heavy-tailed mix and the uniform one (thesis K4), 100 jobs, 30 nodes"
+echo
+echo "| workload | policy | p50 (s) | p90 (s) | p99 (s) | worst (s) |"
+echo "|---|---|---|---|---|---|"
+for mix in heavy uniform; do
+  $sojourn compare --workload "kairos-draw:$mix" --node-vcores 4 --classes none -q --no-wall-clock --nodes 30 \
+    --node-memory-mb 40960 --policies fifo,bigc,kairos --out "$out/draw-$mix" >/dev/null
+  for p in fifo bigc kairos; do echo "| $mix | $p | $(stats "$out/draw-$mix/jobs-$p.csv") |"; done
+done
+echo
 echo "## Simulation setting: YH2_sub.tr, 4,000 one-core nodes, Q=2, W=100 s"
 echo
 $sojourn compare --workload "$traces/eagle/YH2_sub.tr" --node-vcores 1 --node-memory-mb 3072 --nodes 4000 \

@@ -158,6 +158,39 @@ impl KairosOptions {
         Ok(())
     }
 
+    /// A job of `class` with `reduces` reduce tasks, task times by
+    /// [`Self::task_ms`], every task in the testbed container.
+    pub fn job(&self, id: u64, name: String, submit: Time, queue: &str, class: &KairosClass, reduces: u64) -> JobSpec {
+        let (map_ms, reduce_ms) = self.task_ms(class, reduces);
+        let mut groups = vec![TaskGroup {
+            phase: Phase::Map,
+            priority: Priority::MAP,
+            resources: self.container,
+            durations_ms: vec![map_ms; class.maps as usize],
+            hosts: Vec::new(),
+        }];
+        if reduces > 0 {
+            groups.push(TaskGroup {
+                phase: Phase::Reduce,
+                priority: Priority::REDUCE,
+                resources: self.container,
+                durations_ms: vec![reduce_ms; reduces as usize],
+                hosts: Vec::new(),
+            });
+        }
+        JobSpec {
+            id,
+            name,
+            submit,
+            queue: queue.to_string(),
+            user: self.user.clone(),
+            priority: 0,
+            groups,
+            deadline: None,
+            value: None,
+        }
+    }
+
     /// `(map_ms, reduce_ms)` per task of a job of `class` with `reduces`.
     pub fn task_ms(&self, class: &KairosClass, reduces: u64) -> (u64, u64) {
         let slots = self.slots.max(1) as u64;
@@ -220,37 +253,10 @@ impl<R: BufRead> KairosJobs<R> {
                 ),
             )
         })?;
-        let (map_ms, reduce_ms) = self.opts.task_ms(class, reduces);
         self.clock_ms = self.clock_ms.saturating_add(secs_to_ms(sleep));
         let id = self.next_id;
         self.next_id += 1;
-        let mut groups = vec![TaskGroup {
-            phase: Phase::Map,
-            priority: Priority::MAP,
-            resources: self.opts.container,
-            durations_ms: vec![map_ms; class.maps as usize],
-            hosts: Vec::new(),
-        }];
-        if reduces > 0 {
-            groups.push(TaskGroup {
-                phase: Phase::Reduce,
-                priority: Priority::REDUCE,
-                resources: self.opts.container,
-                durations_ms: vec![reduce_ms; reduces as usize],
-                hosts: Vec::new(),
-            });
-        }
-        Ok(JobSpec {
-            id,
-            name: format!("{}.{id}", cols[4]),
-            submit: Time(self.clock_ms),
-            queue: cols[2].to_string(),
-            user: self.opts.user.clone(),
-            priority: 0,
-            groups,
-            deadline: None,
-            value: None,
-        })
+        Ok(self.opts.job(id, format!("{}.{id}", cols[4]), Time(self.clock_ms), cols[2], class, reduces))
     }
 }
 
@@ -270,6 +276,92 @@ impl<R: BufRead> Iterator for KairosJobs<R> {
     }
 }
 
+/// New draws of the Kairos testbed workloads (delgado.md §3.7): `heavy`,
+/// the heavy-tailed mix (Table 4.1's probabilities, Poisson arrivals with
+/// mean 60 s) the shipped files were drawn from, and `uniform`, classes 1–3
+/// only (0.35/0.35/0.30, mean gap 30 s; thesis K4). Jobs of categories 1–3
+/// go to queue `short`, 4–5 to `long`, as Big-C ran them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KairosDrawOptions {
+    pub uniform: bool,
+    pub jobs: u64,
+    pub seed: u64,
+    pub mean_interarrival_s: f64,
+    pub testbed: KairosOptions,
+}
+
+impl KairosDrawOptions {
+    pub fn new(mix: &str, jobs: u64, seed: u64) -> Option<KairosDrawOptions> {
+        let (uniform, gap) = match mix {
+            "heavy" => (false, 60.0),
+            "uniform" => (true, 30.0),
+            _ => return None,
+        };
+        Some(KairosDrawOptions { uniform, jobs, seed, mean_interarrival_s: gap, testbed: KairosOptions::default() })
+    }
+
+    /// Sets one option by name: `jobs`, `seed`, `interarrival_s`.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let bad = || format!("kairos-draw option {key}: bad value {value:?}");
+        match key {
+            "jobs" => self.jobs = value.parse().map_err(|_| bad())?,
+            "seed" => self.seed = value.parse().map_err(|_| bad())?,
+            "interarrival_s" => {
+                self.mean_interarrival_s = value.parse().ok().filter(|v: &f64| *v > 0.0).ok_or_else(bad)?
+            }
+            _ => return Err(format!("unknown kairos-draw option {key:?} (known: jobs, seed, interarrival_s)")),
+        }
+        Ok(())
+    }
+}
+
+/// The jobs of a [`KairosDrawOptions`] draw.
+pub struct KairosDraw {
+    opts: KairosDrawOptions,
+    rng: sojourn_core::Rng,
+    clock_s: f64,
+    next_id: u64,
+}
+
+impl KairosDraw {
+    pub fn new(opts: KairosDrawOptions) -> KairosDraw {
+        let rng = sojourn_core::Rng::seeded(opts.seed);
+        KairosDraw { opts, rng, clock_s: 0.0, next_id: 0 }
+    }
+}
+
+impl Iterator for KairosDraw {
+    type Item = JobSpec;
+
+    fn next(&mut self) -> Option<JobSpec> {
+        if self.next_id >= self.opts.jobs {
+            return None;
+        }
+        self.clock_s += self.rng.exponential(self.opts.mean_interarrival_s);
+        let weights: Vec<(usize, f64)> = if self.opts.uniform {
+            vec![(0, 0.35), (1, 0.35), (2, 0.30)]
+        } else {
+            TABLE_4_1.iter().enumerate().map(|(i, c)| (i, c.probability)).collect()
+        };
+        let total: f64 = weights.iter().map(|w| w.1).sum();
+        let mut x = self.rng.next_f64() * total;
+        let mut pick = weights[weights.len() - 1].0;
+        for (i, w) in weights {
+            if x < w {
+                pick = i;
+                break;
+            }
+            x -= w;
+        }
+        let class = &TABLE_4_1[pick];
+        let id = self.next_id;
+        self.next_id += 1;
+        let queue = if class.short { "short" } else { "long" };
+        let name = format!("kairos-{}-{id}", class.name.replace(' ', "-"));
+        Some(self.opts.testbed.job(id, name, Time::from_secs_f64(self.clock_s), queue, class, class.reduces as u64))
+    }
+}
+
 /// Opens a Kairos workload file as a job stream.
 pub fn open(path: impl AsRef<Path>, opts: KairosOptions) -> Result<KairosJobs<BufReader<File>>, WorkloadError> {
     let path = path.as_ref();
@@ -284,6 +376,26 @@ mod tests {
     fn read(name: &str) -> Vec<JobSpec> {
         let path = format!("{}/../../../shared/traces/kairos/{name}", env!("CARGO_MANIFEST_DIR"));
         open(path, KairosOptions::default()).unwrap().map(|j| j.unwrap()).collect()
+    }
+
+    /// New draws follow Table 4.1's probabilities (heavy) or the uniform
+    /// mix of classes 1–3, at their mean gaps, with Big-C's queues.
+    #[test]
+    fn draws_follow_the_table_and_the_uniform_mix() {
+        let heavy: Vec<JobSpec> = KairosDraw::new(KairosDrawOptions::new("heavy", 20_000, 5).unwrap()).collect();
+        let c = category_counts(&heavy);
+        for (i, class) in TABLE_4_1.iter().enumerate() {
+            let share = c[i] as f64 / 20_000.0;
+            assert!((share - class.probability).abs() < 0.015, "class {}: {share}", i + 1);
+        }
+        let gap = heavy.last().unwrap().submit.as_secs_f64() / 20_000.0;
+        assert!((gap - 60.0).abs() < 2.0, "mean gap {gap}");
+        assert!(heavy.iter().all(|j| (j.queue == "long") == (j.groups[0].durations_ms.len() > 30)));
+        let uniform: Vec<JobSpec> = KairosDraw::new(KairosDrawOptions::new("uniform", 20_000, 5).unwrap()).collect();
+        let c = category_counts(&uniform);
+        assert_eq!((c[3], c[4]), (0, 0));
+        assert!((c[0] as f64 / 20_000.0 - 0.35).abs() < 0.015, "{c:?}");
+        assert!(KairosDrawOptions::new("bimodal", 1, 1).is_none());
     }
 
     fn category_counts(jobs: &[JobSpec]) -> [usize; 5] {

@@ -18,6 +18,7 @@ pub enum Source {
     Synthetic(synthetic::SyntheticOptions),
     GridMix(synthetic::GridMixOptions),
     Sparrow(synthetic::SparrowOptions),
+    KairosDraw(kairos::KairosDrawOptions),
 }
 
 /// A parsed workload spec.
@@ -32,7 +33,7 @@ pub struct WorkloadSpec {
 }
 
 const FILE_KINDS: [&str; 6] = ["swim", "eagle", "kairos", "sls", "rumen", "json"];
-const GENERATORS: [&str; 4] = ["synthetic", "gridmix", "pigmix", "sparrow"];
+const GENERATORS: [&str; 5] = ["synthetic", "gridmix", "pigmix", "sparrow", "kairos-draw"];
 
 impl WorkloadSpec {
     /// Parses a spec, segments separated by `:`:
@@ -49,6 +50,9 @@ impl WorkloadSpec {
     ///   `interarrival_s` (30));
     /// - `pigmix:WORKLOAD[:key=value]...` with WORKLOAD `dev`, `test` or
     ///   `prod`, the HFSP testbed's PigMix-like workloads (keys as gridmix);
+    /// - `kairos-draw:MIX[:key=value]...` with MIX `heavy` or `uniform`, new
+    ///   draws of the Kairos testbed workloads (keys `jobs` (100), `seed`,
+    ///   `interarrival_s`);
     /// - `sparrow[:key=value]...`, the Sparrow motivation workload (keys
     ///   `jobs` (1000), `seed` (1), `interarrival_s` (50), `short_fraction`
     ///   (0.95)).
@@ -72,7 +76,7 @@ impl WorkloadSpec {
             opt_segs.iter().map(|s| s.split_once('=').unwrap_or((s, ""))).map(|(k, v)| (k.trim(), v.trim())).collect();
 
         if GENERATORS.contains(&kind) {
-            let expected = usize::from(kind == "synthetic" || kind == "pigmix");
+            let expected = usize::from(kind == "synthetic" || kind == "pigmix" || kind == "kairos-draw");
             if main.len() > expected {
                 return Err(err(format!("unexpected {:?}", main[expected])));
             }
@@ -88,6 +92,13 @@ impl WorkloadSpec {
                     let mut o = synthetic::SyntheticOptions::new(*p, 10_000, 1);
                     apply(&mut |k, v| o.set(k, v))?;
                     Source::Synthetic(o)
+                }
+                "kairos-draw" => {
+                    let name = main.first().copied().unwrap_or("");
+                    let mut o = kairos::KairosDrawOptions::new(name, 100, 1)
+                        .ok_or_else(|| err(format!("unknown kairos-draw mix {name:?} (known: heavy, uniform)")))?;
+                    apply(&mut |k, v| o.set(k, v))?;
+                    Source::KairosDraw(o)
                 }
                 "pigmix" => {
                     let name = main.first().copied().unwrap_or("");
@@ -174,6 +185,7 @@ impl WorkloadSpec {
             }
             Source::Synthetic(o) => Box::new(synthetic::SyntheticJobs::new(o.clone()).map(Ok)),
             Source::GridMix(o) => Box::new(synthetic::GridMixJobs::new(o.clone()).map(Ok)),
+            Source::KairosDraw(o) => Box::new(kairos::KairosDraw::new(o.clone()).map(Ok)),
             Source::Sparrow(o) => Box::new(synthetic::SparrowJobs::new(o.clone()).map(Ok)),
         };
         let stream = match self.limit {
