@@ -55,8 +55,12 @@ impl Kairos {
             }
         }
         match ctx.allocate(app, prio, node) {
+            Ok(_) if am => {
+                self.reindex(ctx, node); // its memory is taken
+                true
+            }
             Ok(c) => {
-                self.track(ctx, c, node, am);
+                self.track(ctx, c, node);
                 true
             }
             Err(_) => false,

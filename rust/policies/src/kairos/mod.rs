@@ -70,8 +70,6 @@ pub fn build(p: &Params) -> Result<Box<dyn Policy>> {
 #[derive(Clone, Debug)]
 pub struct Task {
     pub node: NodeId,
-    /// An AM container: never suspended, not counted against N + Q.
-    pub am: bool,
     /// When the current quantum ends (a timer is set for it); `None` while
     /// suspended.
     pub quantum_end: Option<Time>,
@@ -132,16 +130,14 @@ impl Kairos {
         self.on_node.get(&node).map_or(0, |s| s.len() as u32)
     }
 
-    /// Registers a container Kairos just placed and starts its quantum.
-    pub(crate) fn track(&mut self, ctx: &mut Ctx<'_>, container: ContainerId, node: NodeId, am: bool) {
-        let mut task =
-            Task { node, am, quantum_end: None, suspended_since: None, preemptions: 0, protected_until: Time::ZERO };
-        if !am {
-            self.on_node.entry(node).or_default().insert(container);
-            let end = ctx.now.plus(self.cfg.quantum_ms);
-            task.quantum_end = Some(end);
-            ctx.wake_at(end, TimerToken(container.0));
-        }
+    /// Registers a task Kairos just placed and starts its quantum. (AM
+    /// containers are not tasks: never suspended, not counted in N + Q.)
+    pub(crate) fn track(&mut self, ctx: &mut Ctx<'_>, container: ContainerId, node: NodeId) {
+        let end = ctx.now.plus(self.cfg.quantum_ms);
+        let task =
+            Task { node, quantum_end: Some(end), suspended_since: None, preemptions: 0, protected_until: Time::ZERO };
+        ctx.wake_at(end, TimerToken(container.0));
+        self.on_node.entry(node).or_default().insert(container);
         self.tasks.insert(container, task);
         self.reindex(ctx, node);
     }
