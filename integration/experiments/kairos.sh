@@ -22,20 +22,18 @@ row() { echo "| $1 | $(stats "$2") |"; }
 
 testbed="--workload $traces/kairos/generated_workload_bigc --node-vcores 4 --classes none -q --no-wall-clock"
 
-echo "## Testbed: 30 nodes x 4 vcores, 40 GB (room for N + Q = 8 containers of 5 GB)"
-echo
-echo "| policy | p50 (s) | p90 (s) | p99 (s) | worst (s) |"
-echo "|---|---|---|---|---|"
-$sojourn compare $testbed --nodes 30 --node-memory-mb 40960 --policies fifo,bigc,kairos --out "$out/testbed" >/dev/null
-for p in fifo bigc kairos; do row "$p" "$out/testbed/jobs-$p.csv"; done
-echo
-echo "## Testbed, offered load 0.86 (36 nodes)"
-echo
-echo "| policy | p50 (s) | p90 (s) | p99 (s) | worst (s) |"
-echo "|---|---|---|---|---|"
-$sojourn compare $testbed --nodes 36 --node-memory-mb 40960 --policies fifo,bigc,kairos --out "$out/n36" >/dev/null
-for p in fifo bigc kairos; do row "$p" "$out/n36/jobs-$p.csv"; done
-echo
+# The three policies on the testbed workload with `nodes` nodes, as a table.
+three() { # title, nodes, output name
+  echo "## $1"
+  echo
+  echo "| policy | p50 (s) | p90 (s) | p99 (s) | worst (s) |"
+  echo "|---|---|---|---|---|"
+  $sojourn compare $testbed --nodes "$2" --node-memory-mb 40960 --policies fifo,bigc,kairos --out "$out/$3" >/dev/null
+  for p in fifo bigc kairos; do row "$p" "$out/$3/jobs-$p.csv"; done
+  echo
+}
+three "Testbed: 30 nodes x 4 vcores, 40 GB (room for N + Q = 8 containers of 5 GB)" 30 testbed
+three "Testbed, offered load 0.86 (36 nodes)" 36 n36
 echo "## Kairos sensitivity on the testbed (30 nodes)"
 echo
 echo "| setting | p50 (s) | p90 (s) | p99 (s) | worst (s) |"
