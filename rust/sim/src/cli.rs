@@ -92,6 +92,18 @@ pub enum Command {
         #[arg(long)]
         nodes_out: Option<PathBuf>,
     },
+    /// How far the simulator is from the real RM: pairs the jobs of
+    /// simulator runs with those of SLS runs of the same trace, in submission
+    /// order, and prints mean/p50/p90/p99 of both, the gaps and every job.
+    Fidelity {
+        /// `SIM_JOBS_CSV=SLS_OUTPUT_DIR`: a `jobs-<policy>.csv` of `sojourn
+        /// simulate --out` and an SLS output directory (with jobruntime.csv).
+        #[arg(required = true)]
+        pairs: Vec<String>,
+        /// Also write the summary (one row per pair) as CSV here.
+        #[arg(long)]
+        csv: Option<PathBuf>,
+    },
     /// The size-based disciplines of the HFSP thesis (chapter 3) on one
     /// server with exact processor sharing: FIFO, PS, LAS, SRPT, FSP, SRPTE,
     /// FSPE, FSPE+PS, PSBS; sizes from a SWIM trace or a Weibull generator.
@@ -130,6 +142,19 @@ pub struct RunArgs {
     /// Run an ApplicationMaster container (MB) per job before its tasks, as YARN does.
     #[arg(long)]
     pub am_mb: Option<u64>,
+    /// AMs call the RM every this many ms (YARN, SLS: 1000): containers are
+    /// launched, and phases and jobs end, at an AM heartbeat; 0 = at once.
+    #[arg(long, default_value_t = 0)]
+    pub am_heartbeat_ms: u64,
+    /// AM heartbeats between receiving an allocate response and acting on it
+    /// (0: MapReduce's AM; 1: SLS's AM simulator).
+    #[arg(long, default_value_t = 0)]
+    pub am_response_lag: u32,
+    /// Time jobs as Hadoop's SLS does, to compare with it: 1 s NM and AM
+    /// heartbeats, 1024 MB AMs, responses acted on one AM heartbeat late.
+    /// Sets those of the four flags above that are not given.
+    #[arg(long)]
+    pub sls_timing: bool,
     /// Do not hand task-duration estimates to the policies.
     #[arg(long)]
     pub no_estimates: bool,
@@ -273,14 +298,30 @@ pub fn offered_load(jobs: &[JobSpec], cluster: &ClusterSpec) -> f64 {
     demand_node_ms(jobs, first.capacity) / (span_ms(jobs) * cluster.nodes.len() as f64)
 }
 
+impl RunArgs {
+    /// The YARN timing flags after `--sls-timing` has filled in those not
+    /// given: (NM heartbeat ms, AM MB, AM heartbeat ms, AM response lag).
+    fn timing(&self) -> (u64, Option<u64>, u64, u32) {
+        let (hb, am, am_hb, lag) = (self.heartbeat_ms, self.am_mb, self.am_heartbeat_ms, self.am_response_lag);
+        if !self.sls_timing {
+            return (hb, am, am_hb, lag);
+        }
+        let or = |x: u64, d: u64| if x == 0 { d } else { x };
+        (or(hb, 1000), am.or(Some(1024)), or(am_hb, 1000), if lag == 0 { 1 } else { lag })
+    }
+}
+
 fn sim_config(policy: &str, params: BTreeMap<String, String>, args: &RunArgs) -> Result<SimConfig, SimError> {
+    let (heartbeat_ms, am_mb, am_heartbeat_ms, am_response_lag) = args.timing();
     Ok(SimConfig {
         policy: policy.to_string(),
         params,
         seed: args.seed,
-        heartbeat_ms: args.heartbeat_ms,
-        am_container: args.am_mb.map(|mb| Resources::new(mb, 1)),
+        heartbeat_ms,
+        am_container: am_mb.map(|mb| Resources::new(mb, 1)),
         am_startup_ms: 0,
+        am_heartbeat_ms,
+        am_response_lag,
         estimates: !args.no_estimates,
         network_delay_ms: args.network_delay_ms,
         failures: args.failures.iter().map(|f| parse_failure(f)).collect::<Result<_, _>>()?,
@@ -348,11 +389,12 @@ fn describe(
     let total = sc.cluster.total();
     d.push("cluster", &format!("{} nodes, {total}", sc.cluster.nodes.len()));
     d.push("offered load", &format!("{:.3}", sc.offered_load));
-    d.push(
-        "heartbeat",
-        &if args.heartbeat_ms == 0 { "event-driven".to_string() } else { format!("{} ms", args.heartbeat_ms) },
-    );
-    d.push("AM containers", &args.am_mb.map_or("none".to_string(), |m| format!("{m} MB")));
+    let (hb, am_mb, am_hb, lag) = args.timing();
+    d.push("heartbeat", &if hb == 0 { "event-driven".to_string() } else { format!("{hb} ms") });
+    d.push("AM containers", &am_mb.map_or("none".to_string(), |m| format!("{m} MB")));
+    if am_hb > 0 {
+        d.push("AM heartbeat", &format!("{am_hb} ms, acts {lag} heartbeat(s) after a response"));
+    }
     d
 }
 
@@ -430,6 +472,14 @@ pub fn run(cli: Cli) -> Result<String, SimError> {
                     .map_err(|e| SimError::Config(format!("cannot write {}: {e}", p.display())))?;
             }
             Ok(format!("{n} jobs written to {} (times / {compress}, {nodes} hosts)\n", out.display()))
+        }
+        Command::Fidelity { pairs, csv } => {
+            let pairs = pairs.iter().map(|p| crate::fidelity::read_pair(p)).collect::<Result<Vec<_>, _>>()?;
+            if let Some(path) = &csv {
+                std::fs::write(path, crate::fidelity::summary_csv(&pairs))
+                    .map_err(|e| SimError::Config(format!("cannot write {}: {e}", path.display())))?;
+            }
+            Ok(crate::fidelity::markdown(&pairs))
         }
         Command::SingleServer(args) => crate::single_server::cli::cli_main(args),
     }

@@ -38,6 +38,16 @@ pub struct SimConfig {
     pub am_container: Option<Resources>,
     /// Time from AM container start to its first task request (ms).
     pub am_startup_ms: u64,
+    /// AMs talk to the RM every this many ms, from their job's submission
+    /// (YARN and SLS: 1000). A container the RM allocates is launched, and a
+    /// completion it reports is acted on, only at one of the AM's heartbeats.
+    /// 0: AMs act the instant the RM decides (the papers' simulators).
+    pub am_heartbeat_ms: u64,
+    /// AM heartbeats between the allocate call that carries a response and
+    /// the AM acting on it: 0 for MapReduce's AM (it launches containers as
+    /// the response arrives); 1 for SLS's AM simulator, which queues each
+    /// response and processes it on its next step (yarn.md §3.1).
+    pub am_response_lag: u32,
     /// Hand each ask its mean task duration as an estimate.
     pub estimates: bool,
     /// Network delay handed to distributed-scheduler emulations (ms).
@@ -66,6 +76,8 @@ impl Default for SimConfig {
             heartbeat_ms: 1000,
             am_container: None,
             am_startup_ms: 0,
+            am_heartbeat_ms: 0,
+            am_response_lag: 0,
             estimates: true,
             network_delay_ms: 0,
             failures: Vec::new(),
@@ -130,6 +142,11 @@ enum Ev {
     Arrival,
     /// An AM has started and asks for its first phase.
     AmReady {
+        job: usize,
+    },
+    /// An AM has learnt that the last task of its current phase finished
+    /// (at one of its heartbeats): it asks for the next phase or ends.
+    PhaseDone {
         job: usize,
     },
     Heartbeat {
@@ -405,6 +422,10 @@ impl<'a> Sim<'a> {
         match ev {
             Ev::Arrival => self.arrive()?,
             Ev::AmReady { job } => self.start_next_group(job)?,
+            Ev::PhaseDone { job } => {
+                let g = self.jobs[job].as_ref().map_or(0, |j| j.group + 1);
+                self.start_group(job, g)?
+            }
             Ev::TaskDone { container, generation } => self.task_done(container, generation)?,
             Ev::Heartbeat { node } => {
                 self.hb_active[node] = false;
@@ -672,7 +693,8 @@ impl<'a> Sim<'a> {
             j.needs_am = false;
             j.am = Some(container);
             self.containers.insert(container, (node, Work::Am { job }));
-            self.push(self.now.plus(self.cfg.am_startup_ms), Ev::AmReady { job });
+            let ready = self.am_tick_after(job, self.now.plus(self.cfg.am_startup_ms));
+            self.push(ready, Ev::AmReady { job });
             return Ok(());
         }
         let Some(task) = j.waiting.pop_front() else {
@@ -681,10 +703,13 @@ impl<'a> Sim<'a> {
             return self.core(Event::ContainerCompleted { container, outcome: Outcome::Released });
         };
         let generation = self.bump_generation();
-        let finish_at = self.now.plus(task.remaining_ms);
+        // The RM holds the container from now; the task runs once the AM has
+        // heard of it and launched it.
+        let launch = self.am_acts(job, self.now);
+        let finish_at = launch.plus(task.remaining_ms);
         self.containers.insert(
             container,
-            (node, Work::Task { job, task, started: self.now, finish_at, generation, suspended: false }),
+            (node, Work::Task { job, task, started: launch, finish_at, generation, suspended: false }),
         );
         let report = self.next_grid(node.0 as usize, finish_at);
         self.push(report, Ev::TaskDone { container, generation });
@@ -761,10 +786,34 @@ impl<'a> Sim<'a> {
         let Some(j) = self.jobs[job].as_mut() else { return Ok(()) };
         j.unfinished -= 1;
         if j.unfinished == 0 {
-            let g = j.group + 1;
-            return self.start_group(job, g);
+            if self.cfg.am_heartbeat_ms == 0 {
+                let g = j.group + 1;
+                return self.start_group(job, g);
+            }
+            let at = self.am_acts(job, self.now);
+            self.push(at, Ev::PhaseDone { job });
         }
         Ok(())
+    }
+
+    /// The first heartbeat of `job`'s AM strictly after `t` (`t` itself when
+    /// AMs act at once). AM heartbeats fall at submission + k × interval, as
+    /// SLS schedules its AM simulators.
+    fn am_tick_after(&self, job: usize, t: Time) -> Time {
+        let hb = self.cfg.am_heartbeat_ms;
+        let Some(j) = self.jobs.get(job).and_then(|j| j.as_ref()) else { return t };
+        if hb == 0 {
+            return t;
+        }
+        let base = j.spec.submit.0.min(t.0);
+        Time(base + ((t.0 - base) / hb + 1) * hb)
+    }
+
+    /// When `job`'s AM acts on something the RM did at `t`: the allocate call
+    /// at its next heartbeat carries it, and it acts `am_response_lag`
+    /// heartbeats later.
+    fn am_acts(&self, job: usize, t: Time) -> Time {
+        self.am_tick_after(job, t).plus(self.cfg.am_heartbeat_ms * u64::from(self.cfg.am_response_lag))
     }
 
     /// A killed task loses its work and waits to run again from scratch.
@@ -817,7 +866,8 @@ impl<'a> Sim<'a> {
         self.result.preemptions_suspend += 1;
         if let Some((_, Work::Task { task, finish_at, suspended, .. })) = self.containers.get_mut(&container) {
             if !*suspended {
-                task.remaining_ms = finish_at.since(self.now).max(1);
+                // Not launched yet: all of its work is left.
+                task.remaining_ms = finish_at.since(self.now).clamp(1, task.remaining_ms.max(1));
                 *suspended = true;
             }
         }

@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod engine;
+pub mod fidelity;
 pub mod metrics;
 pub mod replay;
 pub mod report;

@@ -54,6 +54,29 @@ fn am_container_takes_a_slot_first() {
 }
 
 #[test]
+fn am_heartbeats_delay_launch_and_end() {
+    // One 10 s task, 1 s NM heartbeats from t=0, an AM container. AMs that
+    // act at once: AM at 1, task placed at 2, done at 12. With 1 s AM
+    // heartbeats (ticks at 1, 2, ...): the AM registers at 1 and asks at its
+    // 2 s tick; the task is placed at the 3 s NM heartbeat, reaches the AM at
+    // 4 and is launched then (MapReduce) or at 5 (SLS, lag 1); it is reported
+    // done at 14 (15) and the AM learns it at 15 (17).
+    let base = SimConfig {
+        heartbeat_ms: 1000,
+        am_container: Some(Resources::new(1024, 1)),
+        check_invariants: true,
+        ..SimConfig::default()
+    };
+    let run = |am_heartbeat_ms, am_response_lag| {
+        let cfg = SimConfig { am_heartbeat_ms, am_response_lag, ..base.clone() };
+        responses(&cfg, 1, vec![job(0, 0, &[10])])
+    };
+    assert_eq!(run(0, 0), vec![(0, 12.0)]);
+    assert_eq!(run(1000, 0), vec![(0, 15.0)]);
+    assert_eq!(run(1000, 1), vec![(0, 17.0)]);
+}
+
+#[test]
 fn priority_then_submission_order() {
     // One slot. Job 1 arrives later with a higher application priority and
     // overtakes job 2, which arrived before it.
