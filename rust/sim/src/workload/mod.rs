@@ -221,6 +221,17 @@ mod tests {
     }
 
     #[test]
+    fn at_once_submits_every_job_at_zero_as_sls_reads_rumen() {
+        let submits = |spec: &str| -> Vec<u64> { open(spec).unwrap().map(|j| j.unwrap().submit.ms()).collect() };
+        let rumen = trace("sls/2jobs2min-rumen-jh.json");
+        // The sample's second job is submitted 105.204 s after the first.
+        assert_eq!(submits(&rumen), vec![0, 105_204]);
+        assert_eq!(submits(&format!("{rumen}:at_once=true")), vec![0, 0]);
+        let e = open(&format!("{rumen}:at_once=yes")).err().unwrap();
+        assert!(e.message.contains("at_once: expected true or false"), "{e}");
+    }
+
+    #[test]
     fn generators_by_name() {
         let a: Vec<JobSpec> = open("synthetic:google:jobs=1000:seed=3").unwrap().map(|j| j.unwrap()).collect();
         assert_eq!(a.len(), 1000);

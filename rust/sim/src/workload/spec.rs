@@ -2,7 +2,7 @@
 //! options, as a command line or a config file gives it (see
 //! [`WorkloadSpec::parse`]).
 
-use super::{eagle, kairos, rumen, sort_by_submit, swim, synthetic, text, JobStream, WorkloadError};
+use super::{eagle, kairos, rumen, sort_by_submit, swim, synthetic, text, JobSpec, JobStream, WorkloadError};
 use std::path::{Path, PathBuf};
 
 /// Where jobs come from: a trace file of a known format, or a generator.
@@ -30,6 +30,10 @@ pub struct WorkloadSpec {
     /// Read the whole file and sort it by submit time (for unsorted traces;
     /// costs memory in proportion to the trace).
     pub sort: bool,
+    /// Submit every job at time 0, as SLS 3.3 reads a Rumen trace: its
+    /// `createAMForJob` takes each job's own submit time as the baseline, so
+    /// the offsets between jobs are lost (seen in its `jobruntime.csv`).
+    pub at_once: bool,
 }
 
 const FILE_KINDS: [&str; 6] = ["swim", "eagle", "kairos", "sls", "rumen", "json"];
@@ -57,7 +61,8 @@ impl WorkloadSpec {
     ///   `jobs` (1000), `seed` (1), `interarrival_s` (50), `short_fraction`
     ///   (0.95)).
     ///
-    /// Files take `jobs=N` (keep the first N), `sort=true` and their
+    /// Files take `jobs=N` (keep the first N), `sort=true`, `at_once=true`
+    /// (every job submitted at 0, as SLS 3.3 reads Rumen traces) and their
     /// reader's options (`SwimOptions::set`, `EagleOptions::set`,
     /// `KairosOptions::set`). Unknown keys are errors.
     pub fn parse(spec: &str) -> Result<WorkloadSpec, WorkloadError> {
@@ -118,7 +123,7 @@ impl WorkloadSpec {
                     Source::Sparrow(o)
                 }
             };
-            return Ok(WorkloadSpec { source, limit: None, sort: false });
+            return Ok(WorkloadSpec { source, limit: None, sort: false, at_once: false });
         }
 
         let path = PathBuf::from(main.join(":"));
@@ -137,6 +142,7 @@ impl WorkloadSpec {
         };
         let mut limit = None;
         let mut sort = false;
+        let mut at_once = false;
         let mut swim_o = swim::SwimOptions::default();
         let mut eagle_o = eagle::EagleOptions::default();
         let mut kairos_o = kairos::KairosOptions::default();
@@ -148,10 +154,13 @@ impl WorkloadSpec {
                 ("sort", _) => {
                     sort = v.parse().map_err(|_| err(format!("sort: expected true or false, found {v:?}")))?
                 }
+                ("at_once", _) => {
+                    at_once = v.parse().map_err(|_| err(format!("at_once: expected true or false, found {v:?}")))?
+                }
                 (_, "swim") => swim_o.set(k, v).map_err(err)?,
                 (_, "eagle") => eagle_o.set(k, v).map_err(err)?,
                 (_, "kairos") => kairos_o.set(k, v).map_err(err)?,
-                _ => return Err(err(format!("unknown key {k:?} for a {kind} trace (known: jobs, sort)"))),
+                _ => return Err(err(format!("unknown key {k:?} for a {kind} trace (known: jobs, sort, at_once)"))),
             }
         }
         let source = match kind {
@@ -162,7 +171,7 @@ impl WorkloadSpec {
             "rumen" => Source::Rumen(path),
             _ => Source::Json(path),
         };
-        Ok(WorkloadSpec { source, limit, sort })
+        Ok(WorkloadSpec { source, limit, sort, at_once })
     }
 
     /// Opens the workload as a stream of jobs in non-decreasing submit order.
@@ -191,6 +200,11 @@ impl WorkloadSpec {
         let stream = match self.limit {
             Some(n) => Box::new(stream.take(n as usize)),
             None => stream,
+        };
+        let stream: JobStream = if self.at_once {
+            Box::new(stream.map(|j| j.map(|j| JobSpec { submit: sojourn_core::Time::ZERO, ..j })))
+        } else {
+            stream
         };
         if self.sort {
             sort_by_submit(stream)
