@@ -150,6 +150,11 @@ pub struct RunArgs {
     /// (0: MapReduce's AM; 1: SLS's AM simulator).
     #[arg(long, default_value_t = 0)]
     pub am_response_lag: u32,
+    /// Reduces are asked for once this share of a job's maps has finished
+    /// (MapReduce's `reduce.slowstart.completedmaps`; YARN's default 0.05, the
+    /// HFSP thesis 0.8). 1: after the last map, as SLS's AM simulator does.
+    #[arg(long, default_value_t = 1.0)]
+    pub slowstart: f64,
     /// Time jobs as Hadoop's SLS does, to compare with it: 1 s NM and AM
     /// heartbeats, 1024 MB AMs, responses acted on one AM heartbeat late.
     /// Sets those of the four flags above that are not given.
@@ -322,6 +327,11 @@ fn sim_config(policy: &str, params: BTreeMap<String, String>, args: &RunArgs) ->
         am_startup_ms: 0,
         am_heartbeat_ms,
         am_response_lag,
+        slowstart: if (0.0..=1.0).contains(&args.slowstart) {
+            args.slowstart
+        } else {
+            return Err(SimError::Config(format!("--slowstart {}: expected a share in [0, 1]", args.slowstart)));
+        },
         estimates: !args.no_estimates,
         network_delay_ms: args.network_delay_ms,
         failures: args.failures.iter().map(|f| parse_failure(f)).collect::<Result<_, _>>()?,

@@ -60,6 +60,11 @@ pub struct SimConfig {
     pub until: Option<Time>,
     /// Check the mirror's invariants after every event (slow; for tests).
     pub check_invariants: bool,
+    /// MapReduce's reduce slowstart: a job asks for its reduces once this
+    /// share of its maps has finished (`mapreduce.job.reduce.slowstart.
+    /// completedmaps`). 1 (the default): after the last map, as SLS's AM
+    /// simulator does; YARN's default is 0.05; the HFSP thesis used 0.8.
+    pub slowstart: f64,
     /// Every running task reports its progress this often (ms; 0 = never).
     /// YARN's RM does not see task progress (only the AM does), so it is off
     /// by default; HFSP's Δ rule (hfsp.md §2) needs it, as Hadoop 1's
@@ -78,6 +83,7 @@ impl Default for SimConfig {
             am_startup_ms: 0,
             am_heartbeat_ms: 0,
             am_response_lag: 0,
+            slowstart: 1.0,
             estimates: true,
             network_delay_ms: 0,
             failures: Vec::new(),
@@ -144,10 +150,11 @@ enum Ev {
     AmReady {
         job: usize,
     },
-    /// An AM has learnt that the last task of its current phase finished
-    /// (at one of its heartbeats): it asks for the next phase or ends.
-    PhaseDone {
+    /// An AM asks for group `group` of its tasks (the next phase, at one of
+    /// its heartbeats), or ends when no group is left.
+    StartGroup {
         job: usize,
+        group: usize,
     },
     Heartbeat {
         node: usize,
@@ -182,21 +189,31 @@ impl Hasher for IdHasher {
     }
 }
 
-/// A task waiting to run or re-run: its group index and duration left.
+/// A task waiting to run or re-run: its group, its index in the group and
+/// the duration left.
 #[derive(Clone, Copy, Debug)]
 struct Task {
+    group: usize,
     index: u32,
     remaining_ms: u64,
+}
+
+/// A group of a job's tasks (a MapReduce phase) that has been asked for.
+struct GroupRun {
+    /// Tasks not yet placed (re-runs at the front).
+    waiting: VecDeque<Task>,
+    /// Tasks not yet finished.
+    unfinished: u32,
 }
 
 struct Job {
     spec: JobSpec,
     app: AppId,
-    group: usize,
-    /// Tasks of the current group not yet placed (re-runs at the front).
-    waiting: VecDeque<Task>,
-    /// Tasks of the current group not yet finished.
-    unfinished: u32,
+    /// Groups asked for and not finished, by index (two at once while
+    /// reduces start before the last map, see `SimConfig::slowstart`).
+    running: BTreeMap<usize, GroupRun>,
+    /// The first group not yet asked for.
+    next_group: usize,
     am: Option<ContainerId>,
     needs_am: bool,
     /// What its containers hold (for the fairness index).
@@ -422,10 +439,7 @@ impl<'a> Sim<'a> {
         match ev {
             Ev::Arrival => self.arrive()?,
             Ev::AmReady { job } => self.start_next_group(job)?,
-            Ev::PhaseDone { job } => {
-                let g = self.jobs[job].as_ref().map_or(0, |j| j.group + 1);
-                self.start_group(job, g)?
-            }
+            Ev::StartGroup { job, group } => self.start_group(job, group)?,
             Ev::TaskDone { container, generation } => self.task_done(container, generation)?,
             Ev::Heartbeat { node } => {
                 self.hb_active[node] = false;
@@ -553,9 +567,8 @@ impl<'a> Sim<'a> {
         self.jobs.push(Some(Job {
             spec,
             app,
-            group: 0,
-            waiting: VecDeque::new(),
-            unfinished: 0,
+            running: BTreeMap::new(),
+            next_group: 0,
             am: None,
             needs_am,
             alloc: Resources::ZERO,
@@ -569,45 +582,54 @@ impl<'a> Sim<'a> {
     }
 
     fn start_next_group(&mut self, job: usize) -> Result<(), SimError> {
-        let g = self.jobs[job].as_ref().map_or(0, |j| j.group);
+        let g = self.jobs[job].as_ref().map_or(0, |j| j.next_group);
         self.start_group(job, g)
     }
 
-    /// Asks for every task of group `g` of `job`, or finishes the job.
+    /// Asks for every task of group `g` of `job` (unless asked already), or
+    /// finishes the job when no group is left and none runs.
     fn start_group(&mut self, job: usize, g: usize) -> Result<(), SimError> {
         let Some(j) = self.jobs[job].as_mut() else { return Ok(()) };
+        if g < j.next_group {
+            return Ok(()); // started early (slowstart)
+        }
         // Skip empty groups.
         let mut g = g;
         while g < j.spec.groups.len() && j.spec.groups[g].durations_ms.is_empty() {
             g += 1;
         }
-        j.group = g;
+        j.next_group = g + 1;
         if g >= j.spec.groups.len() {
-            return self.finish_job(job);
+            j.next_group = g;
+            if j.running.is_empty() {
+                return self.finish_job(job);
+            }
+            return Ok(());
         }
         let grp = &j.spec.groups[g];
-        j.waiting = grp
+        let waiting = grp
             .durations_ms
             .iter()
             .enumerate()
-            .map(|(i, d)| Task { index: i as u32, remaining_ms: (*d).max(1) })
+            .map(|(i, d)| Task { group: g, index: i as u32, remaining_ms: (*d).max(1) })
             .collect();
-        j.unfinished = grp.durations_ms.len() as u32;
-        self.send_ask(job)
+        j.running.insert(g, GroupRun { waiting, unfinished: grp.durations_ms.len() as u32 });
+        self.send_ask(job, g)
     }
 
-    /// Tells the core how many tasks of the job's current group wait.
-    fn send_ask(&mut self, job: usize) -> Result<(), SimError> {
+    /// Tells the core how many tasks of group `g` of the job wait.
+    fn send_ask(&mut self, job: usize, g: usize) -> Result<(), SimError> {
         let Some(j) = self.jobs[job].as_ref() else { return Ok(()) };
-        let grp = &j.spec.groups[j.group];
-        let mut ask = Ask::new(grp.priority, grp.resources, j.waiting.len() as u32, grp.phase);
+        let Some(run) = j.running.get(&g) else { return Ok(()) };
+        let grp = &j.spec.groups[g];
+        let mut ask = Ask::new(grp.priority, grp.resources, run.waiting.len() as u32, grp.phase);
         if self.cfg.estimates {
             let n = grp.durations_ms.len().max(1) as u64;
             ask.est_task_ms = Some(grp.durations_ms.iter().sum::<u64>() / n);
         }
         if !grp.hosts.is_empty() {
             let mut per_node: BTreeMap<NodeId, u32> = BTreeMap::new();
-            for t in &j.waiting {
+            for t in &run.waiting {
                 if let Some(Some(h)) = grp.hosts.get(t.index as usize) {
                     if let Some(n) = self.node_by_name.get(h) {
                         *per_node.entry(*n).or_insert(0) += 1;
@@ -697,7 +719,14 @@ impl<'a> Sim<'a> {
             self.push(ready, Ev::AmReady { job });
             return Ok(());
         }
-        let Some(task) = j.waiting.pop_front() else {
+        // The container goes to the group asking at its priority.
+        let spec = &j.spec;
+        let task = j
+            .running
+            .iter_mut()
+            .find(|(g, r)| spec.groups[**g].priority == priority && !r.waiting.is_empty())
+            .and_then(|(_, r)| r.waiting.pop_front());
+        let Some(task) = task else {
             // More containers than waiting tasks: give it back, as an AM does.
             self.account(job, container, None);
             return self.core(Event::ContainerCompleted { container, outcome: Outcome::Released });
@@ -735,7 +764,7 @@ impl<'a> Sim<'a> {
             return Ok(());
         }
         let Some(j) = self.jobs.get(*job).and_then(|j| j.as_ref()) else { return Ok(()) };
-        let total = j.spec.groups.get(j.group).and_then(|g| g.durations_ms.get(task.index as usize)).copied();
+        let total = j.spec.groups.get(task.group).and_then(|g| g.durations_ms.get(task.index as usize)).copied();
         let Some(total) = total.filter(|t| *t > 0) else { return Ok(()) };
         let left = finish_at.since(self.now);
         let progress = (1.0 - left as f64 / total as f64).clamp(0.0, 1.0);
@@ -774,8 +803,10 @@ impl<'a> Sim<'a> {
     }
 
     fn task_done(&mut self, container: ContainerId, generation: u32) -> Result<(), SimError> {
-        let (job, node) = match self.containers.get(&container) {
-            Some((node, Work::Task { job, generation: g, suspended: false, .. })) if *g == generation => (*job, *node),
+        let (job, node, group) = match self.containers.get(&container) {
+            Some((node, Work::Task { job, task, generation: g, suspended: false, .. })) if *g == generation => {
+                (*job, *node, task.group)
+            }
             _ => return Ok(()), // killed, suspended or lost since
         };
         self.containers.remove(&container);
@@ -784,15 +815,27 @@ impl<'a> Sim<'a> {
         self.dirty_nodes.insert(node.0 as usize);
         self.core(Event::ContainerCompleted { container, outcome: Outcome::Finished })?;
         let Some(j) = self.jobs[job].as_mut() else { return Ok(()) };
-        j.unfinished -= 1;
-        if j.unfinished == 0 {
-            if self.cfg.am_heartbeat_ms == 0 {
-                let g = j.group + 1;
-                return self.start_group(job, g);
-            }
-            let at = self.am_acts(job, self.now);
-            self.push(at, Ev::PhaseDone { job });
+        let Some(run) = j.running.get_mut(&group) else { return Ok(()) };
+        run.unfinished -= 1;
+        let (left, total) = (run.unfinished, j.spec.groups[group].durations_ms.len());
+        if left == 0 {
+            j.running.remove(&group);
         }
+        // The next group starts when this one is done, or (reduces after
+        // maps) once the slowstart share of this one has finished.
+        let next = j.next_group;
+        let early = next == group + 1
+            && left > 0
+            && j.spec.groups.get(next).is_some_and(|g| g.phase == sojourn_core::Phase::Reduce)
+            && (total - left as usize) as f64 >= self.cfg.slowstart * total as f64;
+        if !(early || (left == 0 && j.running.is_empty())) {
+            return Ok(());
+        }
+        if self.cfg.am_heartbeat_ms == 0 {
+            return self.start_group(job, next);
+        }
+        let at = self.am_acts(job, self.now);
+        self.push(at, Ev::StartGroup { job, group: next });
         Ok(())
     }
 
@@ -836,7 +879,7 @@ impl<'a> Sim<'a> {
         match work {
             Work::Task { job, task, started, finish_at, suspended, .. } => {
                 let Some(j) = self.jobs[job].as_mut() else { return Ok(()) };
-                let full = j.spec.groups[j.group].durations_ms.get(task.index as usize).copied().unwrap_or(1).max(1);
+                let full = j.spec.groups[task.group].durations_ms.get(task.index as usize).copied().unwrap_or(1).max(1);
                 let done_ms = if suspended {
                     full.saturating_sub(task.remaining_ms)
                 } else {
@@ -844,8 +887,9 @@ impl<'a> Sim<'a> {
                 };
                 let _ = started;
                 self.result.lost_work_ms += done_ms;
-                j.waiting.push_front(Task { index: task.index, remaining_ms: full });
-                self.send_ask(job)
+                let Some(run) = j.running.get_mut(&task.group) else { return Ok(()) };
+                run.waiting.push_front(Task { remaining_ms: full, ..task });
+                self.send_ask(job, task.group)
             }
             Work::Am { job } => {
                 // The AM is asked for again; finished tasks are kept (MapReduce

@@ -1,7 +1,7 @@
 //! FIFO on tiny hand-computed scenarios, through the whole simulator.
 
 mod common;
-use common::job;
+use common::{job, map_reduce_job};
 use sojourn_core::{Resources, Time};
 use sojourn_sim::engine::{simulate, NodeFailure, SimConfig};
 use sojourn_sim::workload::{ClusterSpec, JobSpec, JobStream};
@@ -74,6 +74,21 @@ fn am_heartbeats_delay_launch_and_end() {
     assert_eq!(run(0, 0), vec![(0, 12.0)]);
     assert_eq!(run(1000, 0), vec![(0, 15.0)]);
     assert_eq!(run(1000, 1), vec![(0, 17.0)]);
+}
+
+#[test]
+fn reduces_start_at_the_slowstart_share_of_maps() {
+    // One node with 3 slots, event-driven; maps of 2, 4 and 10 s, one 9 s
+    // reduce. After the last map (slowstart 1) the reduce runs 10..19. At
+    // slowstart 0.5 it is asked for when 2 of 3 maps are done and runs 4..13;
+    // at 0.3 one map is enough: it runs 2..11.
+    let run = |slowstart| {
+        let cfg = SimConfig { heartbeat_ms: 0, slowstart, check_invariants: true, ..SimConfig::default() };
+        responses(&cfg, 1, vec![map_reduce_job(0, 0, &[2, 4, 10], &[9])])
+    };
+    assert_eq!(run(1.0), vec![(0, 19.0)]);
+    assert_eq!(run(0.5), vec![(0, 13.0)]);
+    assert_eq!(run(0.3), vec![(0, 11.0)]);
 }
 
 #[test]

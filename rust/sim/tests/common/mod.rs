@@ -24,3 +24,17 @@ pub fn job(id: u64, submit_s: u64, tasks_s: &[u64]) -> JobSpec {
         value: None,
     }
 }
+
+/// [`job`] with a reduce phase of one 1 GB / 1 vcore task per entry of `reduces_s`.
+#[allow(dead_code)] // each test binary compiles this module; not all use it
+pub fn map_reduce_job(id: u64, submit_s: u64, maps_s: &[u64], reduces_s: &[u64]) -> JobSpec {
+    let mut j = job(id, submit_s, maps_s);
+    j.groups.push(TaskGroup {
+        phase: Phase::Reduce,
+        priority: Priority::REDUCE,
+        resources: Resources::new(1024, 1),
+        durations_ms: reduces_s.iter().map(|s| s * 1000).collect(),
+        hosts: vec![],
+    });
+    j
+}
