@@ -97,6 +97,12 @@ pub const PARAMS: &[ParamSpec] = &[
         "virtual max-min remainders go to the phases with the fewest tasks (thesis) or in submission (JobID) order (code, D7)",
     ),
     ParamSpec::new(
+        "initial_mean",
+        ParamKind::Choice(&["completed", "queued"]),
+        "completed",
+        "s̄ of S_i: mean task time of completed phases (thesis, §2.3) or mean per-task estimate of trained phases in the queue (code, D2)",
+    ),
+    ParamSpec::new(
         "min_run_ms",
         ParamKind::Int,
         "0",
@@ -135,6 +141,7 @@ pub struct Config {
     pub preempt_maps: bool,
     pub reserve_training_slots: bool,
     pub remainders_by_submission: bool,
+    pub initial_from_queue: bool,
 }
 
 impl Config {
@@ -166,6 +173,7 @@ impl Config {
             preempt_maps: p.bool("preempt_maps")?,
             reserve_training_slots: p.bool("reserve_training_slots")?,
             remainders_by_submission: p.str("round_robin_order")? == "submission",
+            initial_from_queue: p.str("initial_mean")? == "queued",
         })
     }
 }

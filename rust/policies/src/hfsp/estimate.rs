@@ -75,4 +75,5 @@ pub fn finalize(h: &mut Hfsp, ctx: &Ctx<'_>, key: Key, s: f64) {
     let p = h.phases.get_mut(&key).expect("training phase");
     p.training = false;
     p.s_final = Some(s_final);
+    p.task_estimate = Some(s);
 }

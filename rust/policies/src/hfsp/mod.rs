@@ -42,7 +42,8 @@
 //! - §7.4: task size = container attained service (running time; suspended
 //!   spells excluded). Exact task sizes are never read; the ask's
 //!   `est_task_ms` serves as s̄ only with `use_ask_estimates`.
-//! - §7.5: s̄ is the task-weighted mean over completed phases (no decay).
+//! - §7.5: s̄ is the task-weighted mean over completed phases (no decay);
+//!   `initial_mean=queued` takes the code's mean over trained queued phases (D2).
 //! - §7.6: V := S_f by default; `keep_aging` keeps the aged fraction.
 //! - §7.7: tasks started while the phase trains and fewer than t training
 //!   tasks were started are training tasks, whichever pass placed them; the
@@ -62,7 +63,7 @@
 //!   (`max_suspended_per_node`), all off by default as the thesis gives
 //!   none; the code's reduce-only preemption (D8) is `preempt_maps=false`.
 //! - Not implemented: delay scheduling (§1.7.5; the core's locality rules
-//!   apply as for every policy), weights (§1.3.6), the code's D2/D3/D4
+//!   apply as for every policy), weights (§1.3.6), the code's D3/D4
 //!   estimators. D7's JobID round robin is `round_robin_order=submission`,
 //!   D11's reserved training slots `reserve_training_slots`.
 
@@ -127,6 +128,8 @@ pub struct PhaseState {
     pub train_samples: Vec<f64>,
     pub s_initial: f64,
     pub s_final: Option<f64>,
+    /// The per-task size s̃ that S_f was built from.
+    pub task_estimate: Option<f64>,
     pub real_done: bool,
     /// Live (running or suspended) containers.
     pub live: BTreeSet<ContainerId>,
@@ -308,8 +311,7 @@ impl Hfsp {
         let k = key.1 as usize;
         let sbar = match (self.cfg.use_ask_estimates, est) {
             (true, Some(e)) => e as f64,
-            _ if self.history[k].1 > 0 => self.history[k].0 / self.history[k].1 as f64,
-            _ => self.cfg.s0_ms,
+            _ => self.mean_task_ms(key.1),
         };
         let task = self.cfg.xi * sbar;
         if !tiny {
@@ -329,10 +331,36 @@ impl Hfsp {
                 train_samples: Vec::new(),
                 s_initial: if tiny { 0.0 } else { n as f64 * task },
                 s_final: None,
+                task_estimate: None,
                 real_done: false,
                 live: BTreeSet::new(),
             },
         );
+    }
+
+    /// s̄ for S_i (§2.3): the task-weighted mean task time of the completed
+    /// phases of the type; with `initial_mean=queued` (D2), the mean per-task
+    /// estimate of the trained phases of the type still in the queue, rounded
+    /// up to the ms. s0 when there is none.
+    fn mean_task_ms(&self, kind: Kind) -> f64 {
+        if self.cfg.initial_from_queue {
+            let trained: Vec<f64> = self
+                .phases
+                .iter()
+                .filter(|(k, p)| k.1 == kind && !p.real_done && !p.tiny)
+                .filter_map(|(_, p)| p.task_estimate)
+                .collect();
+            if trained.is_empty() {
+                return self.cfg.s0_ms;
+            }
+            return (trained.iter().sum::<f64>() / trained.len() as f64).ceil();
+        }
+        let (ms, tasks) = self.history[kind as usize];
+        if tasks > 0 {
+            ms / tasks as f64
+        } else {
+            self.cfg.s0_ms
+        }
     }
 
     /// Training tasks still to start for a phase.

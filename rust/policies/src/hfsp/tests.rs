@@ -61,14 +61,19 @@ fn describe(c: &Core) -> Value {
     c.policy().describe(c.cluster())
 }
 
-fn virtual_size(c: &Core, app: u32) -> f64 {
+/// A number `field` of app `app`'s (first) phase in `describe`.
+fn phase_number(c: &Core, app: u32, field: &str) -> f64 {
     describe(c)["phases"]
         .as_array()
         .unwrap()
         .iter()
         .find(|p| p["app"] == app)
-        .map(|p| p["virtual_size_ms"].as_f64().unwrap())
+        .and_then(|p| p[field].as_f64())
         .unwrap_or(f64::NAN)
+}
+
+fn virtual_size(c: &Core, app: u32) -> f64 {
+    phase_number(c, app, "virtual_size_ms")
 }
 
 /// Aging on a two-job case (hfsp.md §1.5, computed by hand). Two virtual
@@ -298,4 +303,33 @@ fn reserved_training_slots() {
     };
     assert_eq!(run("false"), vec![1, 1, 1]);
     assert_eq!(run("true"), vec![1, 1, 2]);
+}
+
+/// D2 (`initial_mean`): A (1 task, tiny) completes in 1 s; B (6 tasks) then
+/// trains on 3 s and 5 s, so s̃(B) = 4 s, and B stays queued. C (6 tasks)
+/// arrives: from completed phases s̄ = 1 s and S_i = 6 s (thesis); from the
+/// trained phases in the queue s̄ = 4 s and S_i = 24 s (code).
+#[test]
+fn initial_mean_from_completed_or_queued_phases() {
+    let run = |mean: &str| {
+        let mut c = core(&[
+            ("training_tasks", "2"),
+            ("tiny_threshold", "2"),
+            ("use_ask_estimates", "false"),
+            ("initial_mean", mean),
+        ]);
+        node(&mut c, 0, 2048, 2);
+        job(&mut c, 0, 1, 1, 0);
+        let a = allocations(&heartbeat(&mut c, 0, 0));
+        finish(&mut c, 1000, a[0].1);
+        job(&mut c, 1000, 2, 6, 0);
+        let b = allocations(&heartbeat(&mut c, 1000, 0));
+        assert_eq!(b.len(), 2);
+        finish(&mut c, 4000, b[0].1);
+        finish(&mut c, 6000, b[1].1);
+        job(&mut c, 6000, 3, 6, 0);
+        phase_number(&c, 3, "initial_size_ms")
+    };
+    assert_eq!(run("completed"), 6000.0);
+    assert_eq!(run("queued"), 24_000.0);
 }
