@@ -103,6 +103,18 @@ pub const PARAMS: &[ParamSpec] = &[
         "s̄ of S_i: mean task time of completed phases (thesis, §2.3) or mean per-task estimate of trained phases in the queue (code, D2)",
     ),
     ParamSpec::new(
+        "map_final",
+        ParamKind::Choice(&["thesis", "completed_mean"]),
+        "thesis",
+        "map S_f: the training formula (thesis, §2.5) or the mean of completed maps over all n tasks, aging lost (code, D3)",
+    ),
+    ParamSpec::new(
+        "map_completed_samples",
+        ParamKind::Int,
+        "2",
+        "map_final=completed_mean: completed maps needed before S_f (code's num-completed, §8.2)",
+    ),
+    ParamSpec::new(
         "min_run_ms",
         ParamKind::Int,
         "0",
@@ -142,6 +154,8 @@ pub struct Config {
     pub reserve_training_slots: bool,
     pub remainders_by_submission: bool,
     pub initial_from_queue: bool,
+    pub map_completed_mean: bool,
+    pub map_completed_samples: u32,
 }
 
 impl Config {
@@ -174,6 +188,8 @@ impl Config {
             reserve_training_slots: p.bool("reserve_training_slots")?,
             remainders_by_submission: p.str("round_robin_order")? == "submission",
             initial_from_queue: p.str("initial_mean")? == "queued",
+            map_completed_mean: p.str("map_final")? == "completed_mean",
+            map_completed_samples: p.int_at_least("map_completed_samples", 1)? as u32,
         })
     }
 }

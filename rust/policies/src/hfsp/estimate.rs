@@ -1,7 +1,7 @@
 //! Job-size estimation (hfsp.md §2, A4): the training check and the one
 //! S_i → S_f update.
 
-use super::{Hfsp, Key};
+use super::{Hfsp, Key, Kind};
 use sojourn_core::{ContainerId, Ctx};
 
 /// The size sample of a running training task, if it has run Δ with
@@ -21,6 +21,12 @@ fn running_sample(h: &Hfsp, ctx: &Ctx<'_>, cid: ContainerId) -> Option<(f64, f64
 pub fn check_training(h: &mut Hfsp, ctx: &mut Ctx<'_>) {
     let training: Vec<Key> = h.phases.iter().filter(|(_, p)| p.training && !p.real_done).map(|(k, _)| *k).collect();
     for key in training {
+        if uses_code_estimate(h, key) {
+            if let Some((s, tasks)) = code_estimate(h, key) {
+                set_final(h, key, s, vec![s; tasks as usize]);
+            }
+            continue;
+        }
         let p = &h.phases[&key];
         let want = h.cfg.t.min(p.n) as usize;
         let mut samples = p.train_samples.clone();
@@ -39,10 +45,23 @@ pub fn check_training(h: &mut Hfsp, ctx: &mut Ctx<'_>) {
     }
 }
 
+/// Whether the phase's S_f comes from the authors' code's estimator.
+fn uses_code_estimate(h: &Hfsp, key: Key) -> bool {
+    key.1 == Kind::Map && h.cfg.map_completed_mean
+}
+
+/// The authors' code's estimate, once ready: (s̃, virtual tasks). Maps
+/// (D3): the mean time of the phase's completed tasks once
+/// `map_completed_samples` of them have finished, over all n tasks.
+fn code_estimate(h: &Hfsp, key: Key) -> Option<(f64, u32)> {
+    let p = &h.phases[&key];
+    let want = h.cfg.map_completed_samples.min(p.n).max(1);
+    (p.finished >= want).then(|| (p.finished_ms as f64 / f64::from(p.finished), p.n))
+}
+
 /// S_f = s̃·(unstarted + Σ over live tasks of (1 − p)), as virtual tasks:
 /// one of s̃ per unstarted task and one of s̃·(1 − p) per live task.
 pub fn finalize(h: &mut Hfsp, ctx: &Ctx<'_>, key: Key, s: f64) {
-    let k = key.1 as usize;
     let p = &h.phases[&key];
     let unstarted = p.n.saturating_sub(p.finished + p.live.len() as u32);
     let mut tasks = vec![s; unstarted as usize];
@@ -54,6 +73,14 @@ pub fn finalize(h: &mut Hfsp, ctx: &Ctx<'_>, key: Key, s: f64) {
         };
         tasks.push(s * (1.0 - progress));
     }
+    set_final(h, key, s, tasks);
+}
+
+/// The S_i → S_f update with these virtual tasks (s̃ each at most): the
+/// phase leaves training, once.
+fn set_final(h: &mut Hfsp, key: Key, s: f64, mut tasks: Vec<f64>) {
+    let k = key.1 as usize;
+    let p = &h.phases[&key];
     let s_final: f64 = tasks.iter().sum();
     if h.cfg.keep_aging && p.s_initial > 0.0 {
         let aged = h.virtual_size(key) / p.s_initial;

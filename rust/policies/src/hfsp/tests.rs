@@ -57,6 +57,13 @@ fn finish(c: &mut Core, t: u64, container: ContainerId) -> Vec<Decision> {
     c.drain_decisions()
 }
 
+/// With training: t = 2, tiny below 2 tasks, sizes learned (s0 = 60 s).
+fn training_core(extra: &[(&str, &str)]) -> Core {
+    let mut params = vec![("training_tasks", "2"), ("tiny_threshold", "2"), ("use_ask_estimates", "false")];
+    params.extend_from_slice(extra);
+    core(&params)
+}
+
 fn describe(c: &Core) -> Value {
     c.policy().describe(c.cluster())
 }
@@ -182,7 +189,7 @@ fn suspend_then_resume() {
 /// attained service once they complete, and replaces the virtual size once.
 #[test]
 fn training_sets_the_final_size_once() {
-    let mut c = core(&[("training_tasks", "2"), ("tiny_threshold", "2"), ("use_ask_estimates", "false")]);
+    let mut c = training_core(&[]);
     node(&mut c, 0, 2048, 2);
     job(&mut c, 0, 1, 6, 99_999);
     let d = describe(&c);
@@ -312,12 +319,7 @@ fn reserved_training_slots() {
 #[test]
 fn initial_mean_from_completed_or_queued_phases() {
     let run = |mean: &str| {
-        let mut c = core(&[
-            ("training_tasks", "2"),
-            ("tiny_threshold", "2"),
-            ("use_ask_estimates", "false"),
-            ("initial_mean", mean),
-        ]);
+        let mut c = training_core(&[("initial_mean", mean)]);
         node(&mut c, 0, 2048, 2);
         job(&mut c, 0, 1, 1, 0);
         let a = allocations(&heartbeat(&mut c, 0, 0));
@@ -332,4 +334,26 @@ fn initial_mean_from_completed_or_queued_phases() {
     };
     assert_eq!(run("completed"), 6000.0);
     assert_eq!(run("queued"), 24_000.0);
+}
+
+/// D3 (`map_final=completed_mean`): one node of 3 slots, t = 2, a job of 6
+/// maps: two training tasks and one ordinary task start at 0. The first
+/// training task completes at 3 s, the ordinary one at 4 s. The code's
+/// estimator has its 2 completed maps then: s̃ = 3.5 s over all 6 tasks,
+/// S_f = V = 21 s (the work done is counted again). The thesis waits for
+/// the second training task.
+#[test]
+fn map_final_size_from_completed_maps() {
+    let run = |map_final: &str| {
+        let mut c = training_core(&[("map_final", map_final)]);
+        node(&mut c, 0, 3072, 3);
+        job(&mut c, 0, 1, 6, 0);
+        let a = allocations(&heartbeat(&mut c, 0, 0));
+        assert_eq!(a.len(), 3);
+        finish(&mut c, 3000, a[0].1);
+        finish(&mut c, 4000, a[2].1);
+        (describe(&c)["phases"][0]["training"].clone(), virtual_size(&c, 1))
+    };
+    assert_eq!(run("completed_mean"), (Value::Bool(false), 21_000.0));
+    assert_eq!(run("thesis").0, Value::Bool(true));
 }
