@@ -115,6 +115,12 @@ pub const PARAMS: &[ParamSpec] = &[
         "map_final=completed_mean: completed maps needed before S_f (code's num-completed, §8.2)",
     ),
     ParamSpec::new(
+        "reduce_final",
+        ParamKind::Choice(&["thesis", "sort_finish"]),
+        "thesis",
+        "reduce S_f: the training formula (thesis, §2.5) or the code's (D4): completed reduces and running ones past Δ at elapsed/((p − 2/3)·3), over the unfinished tasks; times from launch (sort-finish is not reported)",
+    ),
+    ParamSpec::new(
         "min_run_ms",
         ParamKind::Int,
         "0",
@@ -156,6 +162,7 @@ pub struct Config {
     pub initial_from_queue: bool,
     pub map_completed_mean: bool,
     pub map_completed_samples: u32,
+    pub reduce_sort_finish: bool,
 }
 
 impl Config {
@@ -190,6 +197,7 @@ impl Config {
             initial_from_queue: p.str("initial_mean")? == "queued",
             map_completed_mean: p.str("map_final")? == "completed_mean",
             map_completed_samples: p.int_at_least("map_completed_samples", 1)? as u32,
+            reduce_sort_finish: p.str("reduce_final")? == "sort_finish",
         })
     }
 }

@@ -47,7 +47,10 @@
 //! - §7.6: V := S_f by default; `keep_aging` keeps the aged fraction.
 //!   `map_final=completed_mean` is the code's map estimator (D3): the mean
 //!   of the first `map_completed_samples` completed maps, V rebuilt over
-//!   all n tasks.
+//!   all n tasks. `reduce_final=sort_finish` is the code's reduce estimator
+//!   (D4) as far as the protocol allows: running reduces past Δ count at
+//!   elapsed/((p − 2/3)·3), but task times run from launch, as the protocol
+//!   reports no sort-finish time.
 //! - §7.7: tasks started while the phase trains and fewer than t training
 //!   tasks were started are training tasks, whichever pass placed them; the
 //!   T cap (`T_curr < T`, §7.9) bounds only the priority training pass; no
@@ -66,9 +69,9 @@
 //!   (`max_suspended_per_node`), all off by default as the thesis gives
 //!   none; the code's reduce-only preemption (D8) is `preempt_maps=false`.
 //! - Not implemented: delay scheduling (§1.7.5; the core's locality rules
-//!   apply as for every policy), weights (§1.3.6), the code's D4
-//!   estimator. D7's JobID round robin is `round_robin_order=submission`,
-//!   D11's reserved training slots `reserve_training_slots`.
+//!   apply as for every policy), weights (§1.3.6). D7's JobID round robin
+//!   is `round_robin_order=submission`, D11's reserved training slots
+//!   `reserve_training_slots`.
 
 mod config;
 pub mod estimate;

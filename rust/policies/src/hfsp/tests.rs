@@ -24,6 +24,11 @@ fn core(extra: &[(&str, &str)]) -> Core {
 /// App `id` submitted at `t` with `tasks` map tasks of 1 GB, 1 vcore, each
 /// estimated at `est_ms`.
 fn job(c: &mut Core, t: u64, id: u32, tasks: u32, est_ms: u64) {
+    job_of(c, t, id, tasks, est_ms, Phase::Map);
+}
+
+/// The same with `phase` tasks at that phase's MapReduce priority.
+fn job_of(c: &mut Core, t: u64, id: u32, tasks: u32, est_ms: u64, phase: Phase) {
     let spec = AppSpec {
         app: AppId(id),
         name: String::new(),
@@ -34,7 +39,8 @@ fn job(c: &mut Core, t: u64, id: u32, tasks: u32, est_ms: u64) {
         value: None,
     };
     c.handle(Time(t), Event::AppAdded(spec)).expect("app");
-    let mut ask = Ask::new(Priority::MAP, Resources::new(1024, 1), tasks, Phase::Map);
+    let prio = if phase == Phase::Reduce { Priority::REDUCE } else { Priority::MAP };
+    let mut ask = Ask::new(prio, Resources::new(1024, 1), tasks, phase);
     ask.est_task_ms = Some(est_ms);
     c.handle(Time(t), Event::AsksUpdated { app: AppId(id), asks: vec![ask] }).expect("ask");
 }
@@ -356,4 +362,30 @@ fn map_final_size_from_completed_maps() {
     };
     assert_eq!(run("completed_mean"), (Value::Bool(false), 21_000.0));
     assert_eq!(run("thesis").0, Value::Bool(true));
+}
+
+/// D4 (`reduce_final=sort_finish`), Δ = 1 s: one node of 3 slots, t = 2,
+/// a job of 6 reduces; training tasks a0, a1 and ordinary task a2 start at
+/// 0. At 2 s a0 reports progress 0.4 and a2 5/6, and a1 completes. The
+/// code's samples: a1's 2 s and a2's 2/((5/6 − 2/3)·3) = 4 s (a0 is still
+/// in its copy and sort thirds), s̃ = 3 s over the 5 unfinished tasks:
+/// S_f = 15 s. The thesis's: a1's 2 s and a0's 2/0.4 = 5 s, s̃ = 3.5 s
+/// over 3 unstarted tasks and the live ones' 0.6 + 1/6: S_f ≈ 13.2 s.
+#[test]
+fn reduce_final_size_from_rescaled_progress() {
+    let run = |reduce_final: &str| {
+        let mut c = training_core(&[("reduce_final", reduce_final), ("delta_ms", "1000"), ("map_share", "0")]);
+        node(&mut c, 0, 3072, 3);
+        job_of(&mut c, 0, 1, 6, 0, Phase::Reduce);
+        let a = allocations(&heartbeat(&mut c, 0, 0));
+        assert_eq!(a.len(), 3);
+        for (i, progress) in [(0, 0.4), (2, 5.0 / 6.0)] {
+            c.handle(Time(2000), Event::ContainerProgress { container: a[i].1, progress }).unwrap();
+        }
+        assert_eq!(describe(&c)["phases"][0]["training"], true);
+        finish(&mut c, 2000, a[1].1);
+        phase_number(&c, 1, "final_size_ms")
+    };
+    assert!((run("sort_finish") - 15_000.0).abs() < 1e-6);
+    assert!((run("thesis") - 3500.0 * (3.6 + 1.0 / 6.0)).abs() < 1e-6);
 }
