@@ -121,6 +121,12 @@ pub const PARAMS: &[ParamSpec] = &[
         "reduce S_f: the training formula (thesis, §2.5) or the code's (D4): completed reduces and running ones past Δ at elapsed/((p − 2/3)·3), over the unfinished tasks; times from launch (sort-finish is not reported)",
     ),
     ParamSpec::new(
+        "order",
+        ParamKind::Choice(&["remaining", "virtual_finish"]),
+        "remaining",
+        "size-based queue by remaining virtual size V (thesis and code) or by projected virtual finish time under max-min (classic FSP; experiment, §7.10)",
+    ),
+    ParamSpec::new(
         "min_run_ms",
         ParamKind::Int,
         "0",
@@ -163,6 +169,7 @@ pub struct Config {
     pub map_completed_mean: bool,
     pub map_completed_samples: u32,
     pub reduce_sort_finish: bool,
+    pub order_by_finish: bool,
 }
 
 impl Config {
@@ -198,6 +205,7 @@ impl Config {
             map_completed_mean: p.str("map_final")? == "completed_mean",
             map_completed_samples: p.int_at_least("map_completed_samples", 1)? as u32,
             reduce_sort_finish: p.str("reduce_final")? == "sort_finish",
+            order_by_finish: p.str("order")? == "virtual_finish",
         })
     }
 }

@@ -57,6 +57,8 @@
 //!   slots are reserved. Unstarted tasks and Σ(1 − p) over live tasks form
 //!   S_f; a live task without reported progress counts as 1 − min(1,
 //!   attained/s̃). Without progress reports, training waits for completions.
+//! - §7.10: the queue key is V; `order=virtual_finish` orders by projected
+//!   virtual finish time under the current max-min allocation (classic FSP).
 //! - §7.8, §7.11, §7.12: thesis defaults with the code's behaviour as options
 //!   (`training_order`, `late_policy`, `aging_speed`).
 //! - §7.15: victims come from the lowest-ranked phase upwards, youngest
@@ -171,7 +173,8 @@ pub struct Hfsp {
     nodes_dirty: bool,
 }
 
-/// Where a phase stands in the real order: (class, V or late order, seq).
+/// Where a phase stands in the real order: (class, V (or projected virtual
+/// finish) or late order, seq).
 /// Class 0 tiny, 1 late, 2 size-based.
 type Rank = (u8, u64, u64);
 
@@ -204,7 +207,9 @@ impl Hfsp {
         late && self.phases.get(&key).is_some_and(|p| !p.real_done)
     }
 
-    fn rank(&self, key: Key) -> Rank {
+    /// `finish`: with `order=virtual_finish`, each pool's projected virtual
+    /// finish times, the size-based key instead of V.
+    fn rank(&self, key: Key, finish: Option<&[BTreeMap<Key, f64>; 2]>) -> Rank {
         let p = &self.phases[&key];
         if p.tiny {
             return (0, 0, p.seq);
@@ -214,7 +219,13 @@ impl Hfsp {
                 Some(f) if self.cfg.late_ps => (1, p.live.len() as u64, f),
                 Some(f) => (1, f, p.seq),
                 // V is non-negative, so its bits order like the number.
-                None => (2, vp.size().to_bits(), p.seq),
+                None => {
+                    let v = match finish {
+                        Some(f) => f[key.1 as usize].get(&key).copied().unwrap_or(f64::INFINITY),
+                        None => vp.size(),
+                    };
+                    (2, v.to_bits(), p.seq)
+                }
             },
             None => (1, 0, p.seq),
         }
@@ -222,8 +233,14 @@ impl Hfsp {
 
     /// Phases not really done, best first.
     pub fn order(&self) -> Vec<Key> {
-        let mut v: Vec<(Rank, Key)> =
-            self.phases.iter().filter(|(_, p)| !p.real_done).map(|(k, _)| (self.rank(*k), *k)).collect();
+        let finish =
+            self.cfg.order_by_finish.then(|| [self.pools[0].projected_finish(), self.pools[1].projected_finish()]);
+        let mut v: Vec<(Rank, Key)> = self
+            .phases
+            .iter()
+            .filter(|(_, p)| !p.real_done)
+            .map(|(k, _)| (self.rank(*k, finish.as_ref()), *k))
+            .collect();
         v.sort();
         v.into_iter().map(|(_, k)| k).collect()
     }

@@ -389,3 +389,20 @@ fn reduce_final_size_from_rescaled_progress() {
     assert!((run("sort_finish") - 15_000.0).abs() < 1e-6);
     assert!((run("thesis") - 3500.0 * (3.6 + 1.0 / 6.0)).abs() < 1e-6);
 }
+
+/// §7.10 (`order=virtual_finish`): 4 virtual slots (4 GB), 1 real one
+/// (1 vcore). A = 1 task × 6 s (V 6 s), B = 4 tasks × 2 s (V 8 s). Max-min
+/// gives A 1 virtual slot and B 3, so B finishes virtually at 4 s and A at
+/// 6 s: by V the container goes to A, by virtual finish time to B.
+#[test]
+fn order_by_virtual_finish_time() {
+    let run = |order: &str| {
+        let mut c = core(&[("order", order)]);
+        node(&mut c, 0, 4096, 1);
+        job(&mut c, 0, 1, 1, 6000);
+        job(&mut c, 0, 2, 4, 2000);
+        allocations(&heartbeat(&mut c, 0, 0)).iter().map(|a| a.0).collect::<Vec<_>>()
+    };
+    assert_eq!(run("remaining"), vec![1]);
+    assert_eq!(run("virtual_finish"), vec![2]);
+}
