@@ -127,6 +127,12 @@ pub const PARAMS: &[ParamSpec] = &[
         "size-based queue by remaining virtual size V (thesis and code) or by projected virtual finish time under max-min (classic FSP; experiment, §7.10)",
     ),
     ParamSpec::new(
+        "victims",
+        ParamKind::Choice(&["any_node", "heartbeat_node"]),
+        "any_node",
+        "preemption victims on any node at once (thesis, §3) or only on the heartbeating node, those elsewhere only counted as claimed (code, D8)",
+    ),
+    ParamSpec::new(
         "min_run_ms",
         ParamKind::Int,
         "0",
@@ -170,6 +176,7 @@ pub struct Config {
     pub map_completed_samples: u32,
     pub reduce_sort_finish: bool,
     pub order_by_finish: bool,
+    pub victims_on_heartbeat_node: bool,
 }
 
 impl Config {
@@ -206,6 +213,7 @@ impl Config {
             map_completed_samples: p.int_at_least("map_completed_samples", 1)? as u32,
             reduce_sort_finish: p.str("reduce_final")? == "sort_finish",
             order_by_finish: p.str("order")? == "virtual_finish",
+            victims_on_heartbeat_node: p.str("victims")? == "heartbeat_node",
         })
     }
 }

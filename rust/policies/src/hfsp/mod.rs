@@ -66,6 +66,11 @@
 //!   tiny phases are never victims. SUSPEND picks only victims whose node
 //!   keeps room in memory for the waiting task (a suspended container keeps
 //!   its memory in the mirror, which is the RAM + swap bound of §3.4).
+//!   `victims=heartbeat_node` is the code's lazy way (D8): preemption only
+//!   on heartbeats, victims only on the heartbeating node, those elsewhere
+//!   merely claimed. It needs a driver that heartbeats full nodes too (YARN,
+//!   or the simulator with `heartbeat_ms > 0`; the event-driven simulator
+//!   offers only nodes with room).
 //! - §7.16: SUSPEND takes the hybrid thresholds (`kill_below_progress`,
 //!   `wait_below_remaining_ms`) and a per-node cap
 //!   (`max_suspended_per_node`), all off by default as the thesis gives
@@ -678,18 +683,19 @@ impl Policy for Hfsp {
             _ => {}
         }
         estimate::check_training(self, ctx);
-        preempt::preempt(self, ctx);
+        preempt::preempt(self, ctx, None);
         preempt::resume_pass(self, ctx);
     }
 
     fn on_node_heartbeat(&mut self, ctx: &mut Ctx<'_>, node: NodeId) {
         self.update(ctx);
+        preempt::preempt(self, ctx, Some(node));
         self.heartbeat(ctx, node);
     }
 
     fn on_timer(&mut self, ctx: &mut Ctx<'_>, _token: TimerToken) {
         self.update(ctx);
-        preempt::preempt(self, ctx);
+        preempt::preempt(self, ctx, None);
         preempt::resume_pass(self, ctx);
     }
 

@@ -4,7 +4,8 @@
 //! demand fits. WAIT does nothing. Victims are never tasks of tiny, late or
 //! training phases, nor training tasks, nor tasks that started or resumed
 //! less than `min_run_ms` ago, nor maps with `preempt_maps=false` (the
-//! authors' code, D8).
+//! authors' code, D8). With `victims=heartbeat_node` (also D8) victims are
+//! taken only on the node whose heartbeat is processed.
 //!
 //! SUSPEND is hybrid when its thresholds are set (A6 step 4, §7.16): a
 //! victim with progress below `kill_below_progress` is killed instead (its
@@ -79,7 +80,16 @@ fn victims(h: &Hfsp, ctx: &Ctx<'_>, order: &[Key], pos: usize, taken: &BTreeSet<
     out
 }
 
-pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>) {
+/// Preempts for the waiting demand. `heartbeat`: the node whose heartbeat
+/// is processed, if any. With `victims=heartbeat_node` (the code, D8) this
+/// runs on heartbeats only and preempts only there; victims found on other
+/// nodes are claimed (they count against the demand) but left running
+/// until their own node heartbeats. Otherwise it runs on every other
+/// event, on any node.
+pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
+    if h.cfg.victims_on_heartbeat_node != heartbeat.is_some() {
+        return;
+    }
     let mode = match h.cfg.preemption {
         Preemption::Wait => return,
         Preemption::Kill => PreemptMode::Kill,
@@ -166,7 +176,9 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>) {
                 }
             };
             taken.insert(v);
-            chosen.push((v, how));
+            if heartbeat.is_none_or(|n| n == c.node) {
+                chosen.push((v, how));
+            }
             need = need.saturating_sub(gain);
         }
     }

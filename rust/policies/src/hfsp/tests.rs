@@ -406,3 +406,30 @@ fn order_by_virtual_finish_time() {
     assert_eq!(run("remaining"), vec![1]);
     assert_eq!(run("virtual_finish"), vec![2]);
 }
+
+/// D8 (`victims=heartbeat_node`), KILL: A's tasks run on n0 (since 0) and
+/// n1 (since 1 s); B (1 task) arrives at 2 s. Any node: A's youngest task,
+/// on n1, is killed at once. The code: nothing at B's arrival; n0's
+/// heartbeat claims n1's task without killing it (and kills nothing on
+/// n0); n1's heartbeat kills it.
+#[test]
+fn victims_only_on_the_heartbeating_node() {
+    let setup = |victims: &str| {
+        let mut c = core(&[("preemption", "kill"), ("victims", victims)]);
+        node(&mut c, 0, 1024, 1);
+        node(&mut c, 1, 1024, 1);
+        job(&mut c, 0, 1, 10, 10_000);
+        let mut a = allocations(&heartbeat(&mut c, 0, 0));
+        a.extend(allocations(&heartbeat(&mut c, 1000, 1)));
+        assert_eq!(a.len(), 2);
+        job(&mut c, 2000, 2, 1, 1000);
+        (c, a[1].1)
+    };
+    let kill = |cid| vec![Decision::Preempt { container: cid, mode: PreemptMode::Kill }];
+    let (mut c, young) = setup("any_node");
+    assert_eq!(c.drain_decisions(), kill(young));
+    let (mut c, young) = setup("heartbeat_node");
+    assert!(c.drain_decisions().is_empty());
+    assert!(heartbeat(&mut c, 2000, 0).is_empty());
+    assert_eq!(heartbeat(&mut c, 2000, 1), kill(young));
+}
