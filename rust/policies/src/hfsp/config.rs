@@ -133,6 +133,12 @@ pub const PARAMS: &[ParamSpec] = &[
         "preemption victims on any node at once (thesis, §3) or only on the heartbeating node, those elsewhere only counted as claimed (code, D8)",
     ),
     ParamSpec::new(
+        "locality_delay_ms",
+        ParamKind::Int,
+        "1500",
+        "delay scheduling D (§1.7 step 5, §7.18): a phase without a node-local ask here waits D, then rack-local, after 2D any; 0 = off (default: the code's auto 1.5 × a 1 s heartbeat)",
+    ),
+    ParamSpec::new(
         "min_run_ms",
         ParamKind::Int,
         "0",
@@ -177,6 +183,7 @@ pub struct Config {
     pub reduce_sort_finish: bool,
     pub order_by_finish: bool,
     pub victims_on_heartbeat_node: bool,
+    pub locality_delay_ms: u64,
 }
 
 impl Config {
@@ -214,6 +221,7 @@ impl Config {
             reduce_sort_finish: p.str("reduce_final")? == "sort_finish",
             order_by_finish: p.str("order")? == "virtual_finish",
             victims_on_heartbeat_node: p.str("victims")? == "heartbeat_node",
+            locality_delay_ms: nonneg("locality_delay_ms")? as u64,
         })
     }
 }

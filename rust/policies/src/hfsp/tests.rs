@@ -4,8 +4,8 @@ use super::{build, PARAMS};
 use crate::test_support::node;
 use serde_json::Value;
 use sojourn_core::{
-    AppId, AppSpec, Ask, ContainerId, Core, CoreConfig, Decision, Event, NodeId, Outcome, Params, Phase, PreemptMode,
-    Priority, Resources, Time,
+    AppId, AppSpec, Ask, ContainerId, Core, CoreConfig, Decision, Event, Locality, NodeId, Outcome, Params, Phase,
+    PreemptMode, Priority, Resources, Time,
 };
 use std::collections::BTreeMap;
 
@@ -29,6 +29,14 @@ fn job(c: &mut Core, t: u64, id: u32, tasks: u32, est_ms: u64) {
 
 /// The same with `phase` tasks at that phase's MapReduce priority.
 fn job_of(c: &mut Core, t: u64, id: u32, tasks: u32, est_ms: u64, phase: Phase) {
+    let prio = if phase == Phase::Reduce { Priority::REDUCE } else { Priority::MAP };
+    let mut ask = Ask::new(prio, Resources::new(1024, 1), tasks, phase);
+    ask.est_task_ms = Some(est_ms);
+    submit(c, t, id, ask);
+}
+
+/// App `id` submitted at `t` with `ask`.
+fn submit(c: &mut Core, t: u64, id: u32, ask: Ask) {
     let spec = AppSpec {
         app: AppId(id),
         name: String::new(),
@@ -39,9 +47,6 @@ fn job_of(c: &mut Core, t: u64, id: u32, tasks: u32, est_ms: u64, phase: Phase) 
         value: None,
     };
     c.handle(Time(t), Event::AppAdded(spec)).expect("app");
-    let prio = if phase == Phase::Reduce { Priority::REDUCE } else { Priority::MAP };
-    let mut ask = Ask::new(prio, Resources::new(1024, 1), tasks, phase);
-    ask.est_task_ms = Some(est_ms);
     c.handle(Time(t), Event::AsksUpdated { app: AppId(id), asks: vec![ask] }).expect("ask");
 }
 
@@ -432,4 +437,63 @@ fn victims_only_on_the_heartbeating_node() {
     assert!(c.drain_decisions().is_empty());
     assert!(heartbeat(&mut c, 2000, 0).is_empty());
     assert_eq!(heartbeat(&mut c, 2000, 1), kill(young));
+}
+
+/// 1 map of 1 GB (est. 1 s) that prefers n1 and, with `rack`, its rack.
+fn prefers_n1(rack: bool) -> Ask {
+    let mut ask = Ask::new(Priority::MAP, Resources::new(1024, 1), 1, Phase::Map);
+    ask.est_task_ms = Some(1000);
+    ask.locality = vec![Locality::Node(NodeId(1), 1)];
+    if rack {
+        ask.locality.push(Locality::Rack("/r".into(), 1));
+    }
+    ask
+}
+
+/// Delay scheduling (§7.18), D = 1 s, nodes n0 and n1 on one rack. A asks
+/// 1 map (est. 1 s) that prefers n1 (and, in one case, the rack). Offered
+/// n0 only, A waits: with a rack entry it takes n0 from D on, without one
+/// (off-switch) from 2D on; with D = 0 at once. The timer at D makes a pass
+/// of its own (event-driven drivers offer no node again).
+#[test]
+fn delay_scheduling_relaxes_with_time() {
+    let first_on_n0 = |delay: &str, rack: bool| {
+        let mut c = core(&[("locality_delay_ms", delay)]);
+        node(&mut c, 0, 1024, 1);
+        node(&mut c, 1, 1024, 1);
+        submit(&mut c, 0, 1, prefers_n1(rack));
+        [0, 999, 1000, 1999, 2000].into_iter().find(|t| !allocations(&heartbeat(&mut c, *t, 0)).is_empty())
+    };
+    assert_eq!(first_on_n0("0", false), Some(0));
+    assert_eq!(first_on_n0("1000", true), Some(1000));
+    assert_eq!(first_on_n0("1000", false), Some(2000));
+    // The wake-up at D places it without any heartbeat.
+    let mut c = core(&[("locality_delay_ms", "1000")]);
+    node(&mut c, 0, 1024, 1);
+    node(&mut c, 1, 1024, 1);
+    submit(&mut c, 0, 1, prefers_n1(true));
+    // n1 is busy with B (smaller), so A is offered only n0.
+    job(&mut c, 0, 2, 1, 500);
+    assert_eq!(allocations(&heartbeat(&mut c, 0, 1)).iter().map(|a| a.0).collect::<Vec<_>>(), vec![2]);
+    assert!(heartbeat(&mut c, 0, 0).is_empty());
+    c.handle_timeout(Time(1000));
+    let a = allocations(&c.drain_decisions());
+    assert_eq!(a.iter().map(|a| a.0).collect::<Vec<_>>(), vec![1]);
+}
+
+/// While the head of the queue waits for locality, the next phase gets the
+/// node: A (1 task × 1 s, prefers n1) outranks B (10 × 10 s, no
+/// preference), but n0's container goes to B under delay scheduling.
+#[test]
+fn delay_scheduling_serves_the_next_phase_meanwhile() {
+    let run = |delay: &str| {
+        let mut c = core(&[("locality_delay_ms", delay)]);
+        node(&mut c, 0, 1024, 1);
+        node(&mut c, 1, 1024, 1);
+        submit(&mut c, 0, 1, prefers_n1(false));
+        job(&mut c, 0, 2, 10, 10_000);
+        allocations(&heartbeat(&mut c, 0, 0)).iter().map(|a| a.0).collect::<Vec<_>>()
+    };
+    assert_eq!(run("0"), vec![1]);
+    assert_eq!(run("1000"), vec![2]);
 }
