@@ -57,6 +57,7 @@ const PREEMPTIVE: &[(&str, &[(&str, &str)])] = &[
         "hfsp",
         &[("preemption", "kill"), ("training_tasks", "1"), ("tiny_threshold", "1"), ("victims", "heartbeat_node")],
     ),
+    ("hfsp", &[("preemption", "kill"), ("training_tasks", "1"), ("tiny_threshold", "1"), ("pool_quotas", "true")]),
     ("fair", &[("preemption", "true"), ("queue.root.default.fair_share_preemption_timeout_ms", "1")]),
     ("kairos", &[("quantum_ms", "1000"), ("extra_tasks", "1")]),
 ];

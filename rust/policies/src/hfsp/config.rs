@@ -139,6 +139,12 @@ pub const PARAMS: &[ParamSpec] = &[
         "delay scheduling D (§1.7 step 5, §7.18): a phase without a node-local ask here waits D, then rack-local, after 2D any; 0 = off (default: the code's auto 1.5 × a 1 s heartbeat)",
     ),
     ParamSpec::new(
+        "pool_quotas",
+        ParamKind::Bool,
+        "false",
+        "real side keeps the virtual MAP/REDUCE split, borrowing a pool's idle slots while it has no waiting demand; borrowed containers are the first victims (§7.1)",
+    ),
+    ParamSpec::new(
         "min_run_ms",
         ParamKind::Int,
         "0",
@@ -184,6 +190,7 @@ pub struct Config {
     pub order_by_finish: bool,
     pub victims_on_heartbeat_node: bool,
     pub locality_delay_ms: u64,
+    pub pool_quotas: bool,
 }
 
 impl Config {
@@ -222,6 +229,7 @@ impl Config {
             order_by_finish: p.str("order")? == "virtual_finish",
             victims_on_heartbeat_node: p.str("victims")? == "heartbeat_node",
             locality_delay_ms: nonneg("locality_delay_ms")? as u64,
+            pool_quotas: p.bool("pool_quotas")?,
         })
     }
 }

@@ -33,8 +33,11 @@
 //! Decisions on the spec's open points (hfsp.md §7):
 //! - §7.1: the virtual cluster keeps the thesis's two slot pools (faithful
 //!   mode); the real side is YARN's single resource pool, with MAP and REDUCE
-//!   phases ordered together by V (slot-ms in both pools). Per-pool real
-//!   quotas with borrowing are not implemented.
+//!   phases ordered together by V (slot-ms in both pools). `pool_quotas`
+//!   enforces the split on the real side in containers (a type starts no
+//!   more than its pool's slots while the other type waits, else borrows);
+//!   borrowed containers are the first victims of the other type's demand
+//!   under KILL or SUSPEND, and come back as they finish under WAIT.
 //! - §7.3: n is the largest outstanding + live + finished count seen for the
 //!   phase. A phase appears when its first ask does, so REDUCE aging starts
 //!   with the reduce asks (YARN's AM asks reduces after slowstart), i.e.
@@ -188,6 +191,9 @@ pub struct Hfsp {
     pub(crate) history: [(f64, u64); 2],
     seq: u64,
     nodes_dirty: bool,
+    /// `pool_quotas`: containers each type may still start in this
+    /// heartbeat (`None`: no limit).
+    quota_room: [Option<u32>; 2],
 }
 
 /// Where a phase stands in the real order: (class, V (or projected virtual
@@ -211,6 +217,7 @@ impl Hfsp {
             history: [(0.0, 0), (0.0, 0)],
             seq: 0,
             nodes_dirty: true,
+            quota_room: [None, None],
         }
     }
 
@@ -441,7 +448,46 @@ impl Hfsp {
 
     /// Places one container of `key` on `node`: resume a suspended one
     /// there, else allocate one of its asks. Returns whether it did.
+    /// Within the type's pool quota (`pool_quotas`).
     fn place_one(&mut self, ctx: &mut Ctx<'_>, key: Key, node: NodeId) -> bool {
+        let k = key.1 as usize;
+        if self.quota_room[k] == Some(0) || !self.place_one_here(ctx, key, node) {
+            return false;
+        }
+        if let Some(r) = self.quota_room[k].as_mut() {
+            *r -= 1;
+        }
+        true
+    }
+
+    /// §7.1 (`pool_quotas`): per type, its running containers and its
+    /// waiting asks.
+    pub(crate) fn pool_usage(&self, cluster: &Cluster) -> ([u32; 2], [u32; 2]) {
+        let mut used = [0, 0];
+        for (cid, ci) in &self.containers {
+            if cluster.container(*cid).is_some_and(|c| c.state == ContainerState::Running) {
+                used[ci.key.1 as usize] += 1;
+            }
+        }
+        let mut waiting = [0, 0];
+        for (key, _) in self.phases.iter().filter(|(_, p)| !p.real_done) {
+            waiting[key.1 as usize] += Self::pending(cluster, *key).0;
+        }
+        (used, waiting)
+    }
+
+    /// §7.1 (`pool_quotas`): containers a type may still start: its pool's
+    /// slots minus its running containers while the other type has waiting
+    /// demand, else no limit (it borrows the other pool's idle slots).
+    pub(crate) fn pool_room(&self, cluster: &Cluster) -> [Option<u32>; 2] {
+        if !self.cfg.pool_quotas {
+            return [None, None];
+        }
+        let (used, waiting) = self.pool_usage(cluster);
+        [0, 1].map(|k| (waiting[1 - k] > 0).then(|| (self.pools[k].slots as u32).saturating_sub(used[k])))
+    }
+
+    fn place_one_here(&mut self, ctx: &mut Ctx<'_>, key: Key, node: NodeId) -> bool {
         let suspended: Vec<ContainerId> = self.phases[&key]
             .live
             .iter()
@@ -656,6 +702,7 @@ impl Hfsp {
         // Tiny phases outrank training (size 0).
         let order = self.order();
         let mut budget = self.size_based_budget(ctx.cluster());
+        self.quota_room = self.pool_room(ctx.cluster());
         let tiny: Vec<Key> = order.iter().copied().filter(|k| self.phases[k].tiny).collect();
         for key in tiny {
             self.fill(ctx, key, node, &mut budget);

@@ -63,6 +63,11 @@ fn allocations(ds: &[Decision]) -> Vec<(u32, ContainerId)> {
         .collect()
 }
 
+/// The apps of the containers a heartbeat of node `n` at `t` places.
+fn apps_placed(c: &mut Core, t: u64, n: u32) -> Vec<u32> {
+    allocations(&heartbeat(c, t, n)).iter().map(|a| a.0).collect()
+}
+
 fn finish(c: &mut Core, t: u64, container: ContainerId) -> Vec<Decision> {
     c.handle(Time(t), Event::ContainerCompleted { container, outcome: Outcome::Finished }).expect("complete");
     c.drain_decisions()
@@ -315,7 +320,7 @@ fn reserved_training_slots() {
         node(&mut c, 0, 3072, 3);
         job(&mut c, 0, 1, 4, 10_000);
         job(&mut c, 0, 2, 10, 10_000);
-        let mut apps: Vec<u32> = allocations(&heartbeat(&mut c, 0, 0)).iter().map(|a| a.0).collect();
+        let mut apps = apps_placed(&mut c, 0, 0);
         apps.sort();
         apps
     };
@@ -406,7 +411,7 @@ fn order_by_virtual_finish_time() {
         node(&mut c, 0, 4096, 1);
         job(&mut c, 0, 1, 1, 6000);
         job(&mut c, 0, 2, 4, 2000);
-        allocations(&heartbeat(&mut c, 0, 0)).iter().map(|a| a.0).collect::<Vec<_>>()
+        apps_placed(&mut c, 0, 0)
     };
     assert_eq!(run("remaining"), vec![1]);
     assert_eq!(run("virtual_finish"), vec![2]);
@@ -474,7 +479,7 @@ fn delay_scheduling_relaxes_with_time() {
     submit(&mut c, 0, 1, prefers_n1(true));
     // n1 is busy with B (smaller), so A is offered only n0.
     job(&mut c, 0, 2, 1, 500);
-    assert_eq!(allocations(&heartbeat(&mut c, 0, 1)).iter().map(|a| a.0).collect::<Vec<_>>(), vec![2]);
+    assert_eq!(apps_placed(&mut c, 0, 1), vec![2]);
     assert!(heartbeat(&mut c, 0, 0).is_empty());
     c.handle_timeout(Time(1000));
     let a = allocations(&c.drain_decisions());
@@ -492,8 +497,46 @@ fn delay_scheduling_serves_the_next_phase_meanwhile() {
         node(&mut c, 1, 1024, 1);
         submit(&mut c, 0, 1, prefers_n1(false));
         job(&mut c, 0, 2, 10, 10_000);
-        allocations(&heartbeat(&mut c, 0, 0)).iter().map(|a| a.0).collect::<Vec<_>>()
+        apps_placed(&mut c, 0, 0)
     };
     assert_eq!(run("0"), vec![1]);
     assert_eq!(run("1000"), vec![2]);
+}
+
+/// §7.1 (`pool_quotas`): one node of 4 GB and 4 vcores, half of it the MAP
+/// pool: 2 map slots of 1 GB, 1 reduce slot of 2 GB. A (4 maps × 1 s, V 4
+/// s) outranks B (4 reduces × 10 s, V 40 s). Without quotas A takes the
+/// whole node; with them, while both wait, A gets its 2 slots and B its 1,
+/// and the fourth container stays free.
+#[test]
+fn pool_quotas_split_the_real_cluster() {
+    let run = |quotas: &str| {
+        let mut c = core(&[("pool_quotas", quotas), ("map_share", "0.5")]);
+        node(&mut c, 0, 4096, 4);
+        job(&mut c, 0, 1, 4, 1000);
+        job_of(&mut c, 0, 2, 4, 10_000, Phase::Reduce);
+        apps_placed(&mut c, 0, 0)
+    };
+    assert_eq!(run("false"), vec![1, 1, 1, 1]);
+    assert_eq!(run("true"), vec![1, 1, 2]);
+}
+
+/// §7.1: with no reduce waiting, A's 4 maps borrow the reduce pool's room
+/// (2 beyond their 2 slots). B (1 reduce, V 100 s) arrives, ranked below A:
+/// KILL never preempts a higher-ranked phase, but under pool quotas A's
+/// youngest borrowed container is reclaimed for B.
+#[test]
+fn borrowed_containers_are_the_first_victims() {
+    let run = |quotas: &str| {
+        let mut c = core(&[("pool_quotas", quotas), ("map_share", "0.5"), ("preemption", "kill")]);
+        node(&mut c, 0, 4096, 4);
+        job(&mut c, 0, 1, 4, 10_000);
+        let a = allocations(&heartbeat(&mut c, 0, 0));
+        assert_eq!(a.len(), 4);
+        job_of(&mut c, 1000, 2, 1, 100_000, Phase::Reduce);
+        (a[3].1, c.drain_decisions())
+    };
+    assert!(run("false").1.is_empty());
+    let (youngest, ds) = run("true");
+    assert_eq!(ds, vec![Decision::Preempt { container: youngest, mode: PreemptMode::Kill }]);
 }
