@@ -345,6 +345,9 @@ impl Hfsp {
                         p.real_done = false;
                     }
                     p.n = p.n.max(outstanding + p.live.len() as u32 + p.finished);
+                    if outstanding == 0 {
+                        p.locality_wait = None; // nothing waits for locality
+                    }
                 }
                 None if outstanding > 0 => self.create_phase(key, submit, outstanding, est),
                 None => {}
@@ -519,7 +522,9 @@ impl Hfsp {
                 skipped = true;
             } else if let Ok(cid) = ctx.allocate(key.0, p, node) {
                 self.register(ctx, key, cid);
-                if level == 0 {
+                // A node-local placement ends the wait, and so does the
+                // last waiting container (a later wave waits afresh).
+                if level == 0 || Self::pending(ctx.cluster(), key).0 == 0 {
                     if let Some(ph) = self.phases.get_mut(&key) {
                         ph.locality_wait = None;
                     }

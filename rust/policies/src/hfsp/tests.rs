@@ -486,6 +486,21 @@ fn delay_scheduling_relaxes_with_time() {
     assert_eq!(a.iter().map(|a| a.0).collect::<Vec<_>>(), vec![1]);
 }
 
+/// A new wave of asks waits afresh: A's only map goes off-switch at 2D;
+/// its next ask, at 3 s, waits again until 3 s + 2D.
+#[test]
+fn delay_scheduling_restarts_for_a_new_wave() {
+    let mut c = core(&[("locality_delay_ms", "1000")]);
+    node(&mut c, 0, 2048, 2);
+    node(&mut c, 1, 1024, 1);
+    submit(&mut c, 0, 1, prefers_n1(false));
+    assert!(heartbeat(&mut c, 0, 0).is_empty());
+    assert_eq!(apps_placed(&mut c, 2000, 0), vec![1]);
+    c.handle(Time(3000), Event::AsksUpdated { app: AppId(1), asks: vec![prefers_n1(false)] }).unwrap();
+    assert!(heartbeat(&mut c, 3000, 0).is_empty() && heartbeat(&mut c, 4999, 0).is_empty());
+    assert_eq!(apps_placed(&mut c, 5000, 0), vec![1]);
+}
+
 /// While the head of the queue waits for locality, the next phase gets the
 /// node: A (1 task × 1 s, prefers n1) outranks B (10 × 10 s, no
 /// preference), but n0's container goes to B under delay scheduling.
