@@ -86,7 +86,8 @@
 //!   to the code's auto value at a 1 s heartbeat (1.5 × heartbeat; Hadoop
 //!   1.1.2 and YARN both heartbeat every second below 100 nodes); 0 turns
 //!   it off. Asks without preferences are node-local anywhere. Resumes are
-//!   pinned to their node anyway.
+//!   pinned to their node anyway. A phase held back this way preempts
+//!   nothing until it may go anywhere (it would not use the freed room).
 //! - Not implemented: weights (§1.3.6). D7's JobID round robin
 //!   is `round_robin_order=submission`, D11's reserved training slots
 //!   `reserve_training_slots`.
@@ -552,6 +553,12 @@ impl Hfsp {
                 _ => 0,
             },
         }
+    }
+
+    /// Whether delay scheduling holds a phase back (skipped, not yet free to
+    /// go anywhere).
+    fn waits_for_locality(&self, key: Key, now: Time) -> bool {
+        self.phases.get(&key).is_some_and(|p| p.locality_wait.is_some()) && self.allowed_locality(key, now) < 2
     }
 
     /// A phase was skipped for locality: its wait starts now if it was not

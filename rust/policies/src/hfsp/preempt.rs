@@ -149,6 +149,9 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
             demand.push((i + 1, *key, n as u64));
         }
     }
+    // A phase held back by delay scheduling would not take the room freed
+    // on an arbitrary node: it preempts once it may go anywhere.
+    demand.retain(|(_, key, _)| !h.waits_for_locality(*key, ctx.now));
     let borrowed = borrowed(h, ctx);
     let mut room = h.pool_room(ctx.cluster());
     let mut taken: BTreeSet<ContainerId> = BTreeSet::new();

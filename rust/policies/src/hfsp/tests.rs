@@ -555,3 +555,29 @@ fn borrowed_containers_are_the_first_victims() {
     let (youngest, ds) = run("true");
     assert_eq!(ds, vec![Decision::Preempt { container: youngest, mode: PreemptMode::Kill }]);
 }
+
+/// Delay scheduling and KILL, D = 1 s: B runs on n1 (since 0) and n0
+/// (since 1 s); A (1 map, prefers n1 only) arrives at 2 s and B's youngest
+/// task, on n0, is killed. A skips n0, which B takes again. Until 2D after
+/// the skip A preempts nothing more (it would not use n0); then it may.
+#[test]
+fn a_phase_waiting_for_locality_does_not_preempt() {
+    let mut c = core(&[("locality_delay_ms", "1000"), ("preemption", "kill")]);
+    node(&mut c, 0, 1024, 1);
+    node(&mut c, 1, 1024, 1);
+    job(&mut c, 0, 2, 10, 10_000);
+    let on_n1 = allocations(&heartbeat(&mut c, 0, 1));
+    let on_n0 = allocations(&heartbeat(&mut c, 1000, 0));
+    submit(&mut c, 2000, 1, prefers_n1(false));
+    let kill = |cid| vec![Decision::Preempt { container: cid, mode: PreemptMode::Kill }];
+    assert_eq!(c.drain_decisions(), kill(on_n0[0].1));
+    c.handle(Time(2000), Event::ContainerCompleted { container: on_n0[0].1, outcome: Outcome::Preempted }).unwrap();
+    let again = allocations(&heartbeat(&mut c, 2000, 0));
+    assert_eq!(again.iter().map(|a| a.0).collect::<Vec<_>>(), vec![2]);
+    let progress = |c: &mut Core, t| {
+        c.handle(Time(t), Event::ContainerProgress { container: on_n1[0].1, progress: 0.5 }).unwrap();
+        c.drain_decisions()
+    };
+    assert!(progress(&mut c, 2500).is_empty());
+    assert_eq!(progress(&mut c, 4000), kill(again[0].1));
+}
