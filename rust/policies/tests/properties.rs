@@ -39,6 +39,25 @@ fn op() -> impl Strategy<Value = Op> {
 const PREEMPTIVE: &[(&str, &[(&str, &str)])] = &[
     ("hfsp", &[("preemption", "kill"), ("training_tasks", "1"), ("tiny_threshold", "1")]),
     ("hfsp", &[("preemption", "suspend"), ("training_tasks", "1"), ("tiny_threshold", "1")]),
+    // The authors' code's options (hfsp.md D2–D4, D8) and FSP's order.
+    (
+        "hfsp",
+        &[
+            ("preemption", "suspend"),
+            ("training_tasks", "1"),
+            ("tiny_threshold", "1"),
+            ("victims", "heartbeat_node"),
+            ("initial_mean", "queued"),
+            ("map_final", "completed_mean"),
+            ("reduce_final", "sort_finish"),
+            ("order", "virtual_finish"),
+        ],
+    ),
+    (
+        "hfsp",
+        &[("preemption", "kill"), ("training_tasks", "1"), ("tiny_threshold", "1"), ("victims", "heartbeat_node")],
+    ),
+    ("hfsp", &[("preemption", "kill"), ("training_tasks", "1"), ("tiny_threshold", "1"), ("pool_quotas", "true")]),
     ("fair", &[("preemption", "true"), ("queue.root.default.fair_share_preemption_timeout_ms", "1")]),
     ("kairos", &[("quantum_ms", "1000"), ("extra_tasks", "1")]),
 ];

@@ -97,6 +97,54 @@ pub const PARAMS: &[ParamSpec] = &[
         "virtual max-min remainders go to the phases with the fewest tasks (thesis) or in submission (JobID) order (code, D7)",
     ),
     ParamSpec::new(
+        "initial_mean",
+        ParamKind::Choice(&["completed", "queued"]),
+        "completed",
+        "s̄ of S_i: mean task time of completed phases (thesis, §2.3) or mean per-task estimate of trained phases in the queue (code, D2)",
+    ),
+    ParamSpec::new(
+        "map_final",
+        ParamKind::Choice(&["thesis", "completed_mean"]),
+        "thesis",
+        "map S_f: the training formula (thesis, §2.5) or the mean of completed maps over all n tasks, aging lost (code, D3)",
+    ),
+    ParamSpec::new(
+        "map_completed_samples",
+        ParamKind::Int,
+        "2",
+        "map_final=completed_mean: completed maps needed before S_f (code's num-completed, §8.2)",
+    ),
+    ParamSpec::new(
+        "reduce_final",
+        ParamKind::Choice(&["thesis", "sort_finish"]),
+        "thesis",
+        "reduce S_f: the training formula (thesis, §2.5) or the code's (D4): completed reduces and running ones past Δ at elapsed/((p − 2/3)·3), over the unfinished tasks; times from launch (sort-finish is not reported)",
+    ),
+    ParamSpec::new(
+        "order",
+        ParamKind::Choice(&["remaining", "virtual_finish"]),
+        "remaining",
+        "size-based queue by remaining virtual size V (thesis and code) or by projected virtual finish time under max-min (classic FSP; experiment, §7.10)",
+    ),
+    ParamSpec::new(
+        "victims",
+        ParamKind::Choice(&["any_node", "heartbeat_node"]),
+        "any_node",
+        "preemption victims on any node at once (thesis, §3) or only on the heartbeating node, those elsewhere only counted as claimed (code, D8)",
+    ),
+    ParamSpec::new(
+        "locality_delay_ms",
+        ParamKind::Int,
+        "1500",
+        "delay scheduling D (§1.7 step 5, §7.18): a phase without a node-local ask here waits D, then rack-local, after 2D any; 0 = off (default: the code's auto 1.5 × a 1 s heartbeat)",
+    ),
+    ParamSpec::new(
+        "pool_quotas",
+        ParamKind::Bool,
+        "false",
+        "real side keeps the virtual MAP/REDUCE split, borrowing a pool's idle slots while it has no waiting demand; borrowed containers are the first victims (§7.1)",
+    ),
+    ParamSpec::new(
         "min_run_ms",
         ParamKind::Int,
         "0",
@@ -135,6 +183,14 @@ pub struct Config {
     pub preempt_maps: bool,
     pub reserve_training_slots: bool,
     pub remainders_by_submission: bool,
+    pub initial_from_queue: bool,
+    pub map_completed_mean: bool,
+    pub map_completed_samples: u32,
+    pub reduce_sort_finish: bool,
+    pub order_by_finish: bool,
+    pub victims_on_heartbeat_node: bool,
+    pub locality_delay_ms: u64,
+    pub pool_quotas: bool,
 }
 
 impl Config {
@@ -166,6 +222,14 @@ impl Config {
             preempt_maps: p.bool("preempt_maps")?,
             reserve_training_slots: p.bool("reserve_training_slots")?,
             remainders_by_submission: p.str("round_robin_order")? == "submission",
+            initial_from_queue: p.str("initial_mean")? == "queued",
+            map_completed_mean: p.str("map_final")? == "completed_mean",
+            map_completed_samples: p.int_at_least("map_completed_samples", 1)? as u32,
+            reduce_sort_finish: p.str("reduce_final")? == "sort_finish",
+            order_by_finish: p.str("order")? == "virtual_finish",
+            victims_on_heartbeat_node: p.str("victims")? == "heartbeat_node",
+            locality_delay_ms: nonneg("locality_delay_ms")? as u64,
+            pool_quotas: p.bool("pool_quotas")?,
         })
     }
 }

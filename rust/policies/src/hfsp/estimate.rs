@@ -1,17 +1,17 @@
 //! Job-size estimation (hfsp.md §2, A4): the training check and the one
 //! S_i → S_f update.
 
-use super::{Hfsp, Key};
+use super::{Hfsp, Key, Kind};
 use sojourn_core::{ContainerId, Ctx};
 
-/// The size sample of a running training task, if it has run Δ with
-/// progress p > 0: elapsed / p (the Δ rule; thesis: Δ / p_k at Δ).
-fn running_sample(h: &Hfsp, ctx: &Ctx<'_>, cid: ContainerId) -> Option<(f64, f64)> {
+/// (elapsed, progress p) of a live task that has run Δ with p > 0: the
+/// Δ rule's input (thesis: its size is Δ / p_k at Δ, here elapsed / p).
+fn past_delta(h: &Hfsp, ctx: &Ctx<'_>, cid: ContainerId) -> Option<(f64, f64)> {
     let ci = h.containers.get(&cid)?;
     let c = ctx.cluster().container(cid)?;
     let attained = ci.attained(ctx.now);
     match c.progress {
-        Some(p) if p > 0.0 && attained >= h.cfg.delta_ms => Some((attained as f64 / p.min(1.0), p.min(1.0))),
+        Some(p) if p > 0.0 && attained >= h.cfg.delta_ms => Some((attained as f64, p.min(1.0))),
         _ => None,
     }
 }
@@ -21,13 +21,19 @@ fn running_sample(h: &Hfsp, ctx: &Ctx<'_>, cid: ContainerId) -> Option<(f64, f64
 pub fn check_training(h: &mut Hfsp, ctx: &mut Ctx<'_>) {
     let training: Vec<Key> = h.phases.iter().filter(|(_, p)| p.training && !p.real_done).map(|(k, _)| *k).collect();
     for key in training {
+        if uses_code_estimate(h, key) {
+            if let Some((s, tasks)) = code_estimate(h, ctx, key) {
+                set_final(h, key, s, vec![s; tasks as usize]);
+            }
+            continue;
+        }
         let p = &h.phases[&key];
         let want = h.cfg.t.min(p.n) as usize;
         let mut samples = p.train_samples.clone();
         for cid in &p.live {
             if h.containers.get(cid).is_some_and(|c| c.training) {
-                if let Some((s, _)) = running_sample(h, ctx, *cid) {
-                    samples.push(s);
+                if let Some((elapsed, progress)) = past_delta(h, ctx, *cid) {
+                    samples.push(elapsed / progress);
                 }
             }
         }
@@ -39,10 +45,43 @@ pub fn check_training(h: &mut Hfsp, ctx: &mut Ctx<'_>) {
     }
 }
 
+/// Whether the phase's S_f comes from the authors' code's estimator.
+fn uses_code_estimate(h: &Hfsp, key: Key) -> bool {
+    match key.1 {
+        Kind::Map => h.cfg.map_completed_mean,
+        Kind::Reduce => h.cfg.reduce_sort_finish,
+    }
+}
+
+/// The authors' code's estimate, once ready: (s̃, virtual tasks).
+/// - Maps (D3): the mean time of the phase's completed tasks once
+///   `map_completed_samples` of them have finished, over all n tasks.
+/// - Reduces (D4): the mean over completed tasks and over live ones that
+///   have run Δ past two thirds of their progress (Hadoop's copy and sort
+///   thirds), each at elapsed/((p − 2/3)·3), once min(t, n) samples exist,
+///   over the unfinished tasks. The code times reduces from their sort
+///   finish, which the protocol does not report: times here run from launch.
+fn code_estimate(h: &Hfsp, ctx: &Ctx<'_>, key: Key) -> Option<(f64, u32)> {
+    let p = &h.phases[&key];
+    let (mut total, mut count) = (p.finished_ms as f64, p.finished);
+    let (want, tasks) = match key.1 {
+        Kind::Map => (h.cfg.map_completed_samples, p.n),
+        Kind::Reduce => {
+            for cid in &p.live {
+                if let Some((elapsed, progress)) = past_delta(h, ctx, *cid).filter(|(_, p)| *p > 2.0 / 3.0) {
+                    total += elapsed / ((progress - 2.0 / 3.0) * 3.0);
+                    count += 1;
+                }
+            }
+            (h.cfg.t, p.n.saturating_sub(p.finished))
+        }
+    };
+    (count >= want.min(p.n).max(1)).then(|| (total / f64::from(count), tasks))
+}
+
 /// S_f = s̃·(unstarted + Σ over live tasks of (1 − p)), as virtual tasks:
 /// one of s̃ per unstarted task and one of s̃·(1 − p) per live task.
 pub fn finalize(h: &mut Hfsp, ctx: &Ctx<'_>, key: Key, s: f64) {
-    let k = key.1 as usize;
     let p = &h.phases[&key];
     let unstarted = p.n.saturating_sub(p.finished + p.live.len() as u32);
     let mut tasks = vec![s; unstarted as usize];
@@ -54,6 +93,14 @@ pub fn finalize(h: &mut Hfsp, ctx: &Ctx<'_>, key: Key, s: f64) {
         };
         tasks.push(s * (1.0 - progress));
     }
+    set_final(h, key, s, tasks);
+}
+
+/// The S_i → S_f update with these virtual tasks (s̃ each at most): the
+/// phase leaves training, once.
+fn set_final(h: &mut Hfsp, key: Key, s: f64, mut tasks: Vec<f64>) {
+    let k = key.1 as usize;
+    let p = &h.phases[&key];
     let s_final: f64 = tasks.iter().sum();
     if h.cfg.keep_aging && p.s_initial > 0.0 {
         let aged = h.virtual_size(key) / p.s_initial;
@@ -75,4 +122,5 @@ pub fn finalize(h: &mut Hfsp, ctx: &Ctx<'_>, key: Key, s: f64) {
     let p = h.phases.get_mut(&key).expect("training phase");
     p.training = false;
     p.s_final = Some(s_final);
+    p.task_estimate = Some(s);
 }

@@ -33,8 +33,11 @@
 //! Decisions on the spec's open points (hfsp.md §7):
 //! - §7.1: the virtual cluster keeps the thesis's two slot pools (faithful
 //!   mode); the real side is YARN's single resource pool, with MAP and REDUCE
-//!   phases ordered together by V (slot-ms in both pools). Per-pool real
-//!   quotas with borrowing are not implemented.
+//!   phases ordered together by V (slot-ms in both pools). `pool_quotas`
+//!   enforces the split on the real side in containers (a type starts no
+//!   more than its pool's slots while the other type waits, else borrows);
+//!   borrowed containers are the first victims of the other type's demand
+//!   under KILL or SUSPEND, and come back as they finish under WAIT.
 //! - §7.3: n is the largest outstanding + live + finished count seen for the
 //!   phase. A phase appears when its first ask does, so REDUCE aging starts
 //!   with the reduce asks (YARN's AM asks reduces after slowstart), i.e.
@@ -42,14 +45,23 @@
 //! - §7.4: task size = container attained service (running time; suspended
 //!   spells excluded). Exact task sizes are never read; the ask's
 //!   `est_task_ms` serves as s̄ only with `use_ask_estimates`.
-//! - §7.5: s̄ is the task-weighted mean over completed phases (no decay).
+//! - §7.5: s̄ is the task-weighted mean over completed phases (no decay);
+//!   `initial_mean=queued` takes the code's mean over trained queued phases (D2).
 //! - §7.6: V := S_f by default; `keep_aging` keeps the aged fraction.
+//!   `map_final=completed_mean` is the code's map estimator (D3): the mean
+//!   of the first `map_completed_samples` completed maps, V rebuilt over
+//!   all n tasks. `reduce_final=sort_finish` is the code's reduce estimator
+//!   (D4) as far as the protocol allows: running reduces past Δ count at
+//!   elapsed/((p − 2/3)·3), but task times run from launch, as the protocol
+//!   reports no sort-finish time.
 //! - §7.7: tasks started while the phase trains and fewer than t training
 //!   tasks were started are training tasks, whichever pass placed them; the
 //!   T cap (`T_curr < T`, §7.9) bounds only the priority training pass; no
 //!   slots are reserved. Unstarted tasks and Σ(1 − p) over live tasks form
 //!   S_f; a live task without reported progress counts as 1 − min(1,
 //!   attained/s̃). Without progress reports, training waits for completions.
+//! - §7.10: the queue key is V; `order=virtual_finish` orders by projected
+//!   virtual finish time under the current max-min allocation (classic FSP).
 //! - §7.8, §7.11, §7.12: thesis defaults with the code's behaviour as options
 //!   (`training_order`, `late_policy`, `aging_speed`).
 //! - §7.15: victims come from the lowest-ranked phase upwards, youngest
@@ -57,14 +69,28 @@
 //!   tiny phases are never victims. SUSPEND picks only victims whose node
 //!   keeps room in memory for the waiting task (a suspended container keeps
 //!   its memory in the mirror, which is the RAM + swap bound of §3.4).
+//!   `victims=heartbeat_node` is the code's lazy way (D8): preemption only
+//!   on heartbeats, victims only on the heartbeating node, those elsewhere
+//!   merely claimed. It needs a driver that heartbeats full nodes too (YARN,
+//!   or the simulator with `heartbeat_ms > 0`; the event-driven simulator
+//!   offers only nodes with room).
 //! - §7.16: SUSPEND takes the hybrid thresholds (`kill_below_progress`,
 //!   `wait_below_remaining_ms`) and a per-node cap
 //!   (`max_suspended_per_node`), all off by default as the thesis gives
 //!   none; the code's reduce-only preemption (D8) is `preempt_maps=false`.
-//! - Not implemented: delay scheduling (§1.7.5; the core's locality rules
-//!   apply as for every policy), weights (§1.3.6), the code's D2/D3/D4
-//!   estimators. D7's JobID round robin is `round_robin_order=submission`,
-//!   D11's reserved training slots `reserve_training_slots`.
+//! - §7.18: delay scheduling is on, as the thesis says HFSP uses it
+//!   (§1.7.5), with the code's time rule: a phase whose asks are not
+//!   node-local on the offered node is skipped (the next phase is served)
+//!   for `locality_delay_ms` D since its first skip, then may go rack-local,
+//!   after 2D anywhere; a node-local placement resets its wait. D defaults
+//!   to the code's auto value at a 1 s heartbeat (1.5 × heartbeat; Hadoop
+//!   1.1.2 and YARN both heartbeat every second below 100 nodes); 0 turns
+//!   it off. Asks without preferences are node-local anywhere. Resumes are
+//!   pinned to their node anyway. A phase held back this way preempts
+//!   nothing until it may go anywhere (it would not use the freed room).
+//! - Not implemented: weights (§1.3.6). D7's JobID round robin
+//!   is `round_robin_order=submission`, D11's reserved training slots
+//!   `reserve_training_slots`.
 
 mod config;
 pub mod estimate;
@@ -108,6 +134,7 @@ pub type Key = (AppId, Kind);
 
 const TOKEN_AGING: TimerToken = TimerToken(1);
 const TOKEN_DELTA: TimerToken = TimerToken(2);
+const TOKEN_LOCALITY: TimerToken = TimerToken(3);
 
 /// What HFSP keeps about one job phase.
 #[derive(Clone, Debug)]
@@ -127,9 +154,14 @@ pub struct PhaseState {
     pub train_samples: Vec<f64>,
     pub s_initial: f64,
     pub s_final: Option<f64>,
+    /// The per-task size s̃ that S_f was built from.
+    pub task_estimate: Option<f64>,
     pub real_done: bool,
     /// Live (running or suspended) containers.
     pub live: BTreeSet<ContainerId>,
+    /// Delay scheduling: since when the phase has been skipped for want of
+    /// a node-local ask (reset by a node-local placement).
+    pub locality_wait: Option<Time>,
 }
 
 /// What HFSP keeps about one of its containers.
@@ -160,9 +192,13 @@ pub struct Hfsp {
     pub(crate) history: [(f64, u64); 2],
     seq: u64,
     nodes_dirty: bool,
+    /// `pool_quotas`: containers each type may still start in this
+    /// heartbeat (`None`: no limit).
+    quota_room: [Option<u32>; 2],
 }
 
-/// Where a phase stands in the real order: (class, V or late order, seq).
+/// Where a phase stands in the real order: (class, V (or projected virtual
+/// finish) or late order, seq).
 /// Class 0 tiny, 1 late, 2 size-based.
 type Rank = (u8, u64, u64);
 
@@ -182,6 +218,7 @@ impl Hfsp {
             history: [(0.0, 0), (0.0, 0)],
             seq: 0,
             nodes_dirty: true,
+            quota_room: [None, None],
         }
     }
 
@@ -195,7 +232,9 @@ impl Hfsp {
         late && self.phases.get(&key).is_some_and(|p| !p.real_done)
     }
 
-    fn rank(&self, key: Key) -> Rank {
+    /// `finish`: with `order=virtual_finish`, each pool's projected virtual
+    /// finish times, the size-based key instead of V.
+    fn rank(&self, key: Key, finish: Option<&[BTreeMap<Key, f64>; 2]>) -> Rank {
         let p = &self.phases[&key];
         if p.tiny {
             return (0, 0, p.seq);
@@ -205,7 +244,13 @@ impl Hfsp {
                 Some(f) if self.cfg.late_ps => (1, p.live.len() as u64, f),
                 Some(f) => (1, f, p.seq),
                 // V is non-negative, so its bits order like the number.
-                None => (2, vp.size().to_bits(), p.seq),
+                None => {
+                    let v = match finish {
+                        Some(f) => f[key.1 as usize].get(&key).copied().unwrap_or(f64::INFINITY),
+                        None => vp.size(),
+                    };
+                    (2, v.to_bits(), p.seq)
+                }
             },
             None => (1, 0, p.seq),
         }
@@ -213,8 +258,14 @@ impl Hfsp {
 
     /// Phases not really done, best first.
     pub fn order(&self) -> Vec<Key> {
-        let mut v: Vec<(Rank, Key)> =
-            self.phases.iter().filter(|(_, p)| !p.real_done).map(|(k, _)| (self.rank(*k), *k)).collect();
+        let finish =
+            self.cfg.order_by_finish.then(|| [self.pools[0].projected_finish(), self.pools[1].projected_finish()]);
+        let mut v: Vec<(Rank, Key)> = self
+            .phases
+            .iter()
+            .filter(|(_, p)| !p.real_done)
+            .map(|(k, _)| (self.rank(*k, finish.as_ref()), *k))
+            .collect();
         v.sort();
         v.into_iter().map(|(_, k)| k).collect()
     }
@@ -295,6 +346,9 @@ impl Hfsp {
                         p.real_done = false;
                     }
                     p.n = p.n.max(outstanding + p.live.len() as u32 + p.finished);
+                    if outstanding == 0 {
+                        p.locality_wait = None; // nothing waits for locality
+                    }
                 }
                 None if outstanding > 0 => self.create_phase(key, submit, outstanding, est),
                 None => {}
@@ -308,8 +362,7 @@ impl Hfsp {
         let k = key.1 as usize;
         let sbar = match (self.cfg.use_ask_estimates, est) {
             (true, Some(e)) => e as f64,
-            _ if self.history[k].1 > 0 => self.history[k].0 / self.history[k].1 as f64,
-            _ => self.cfg.s0_ms,
+            _ => self.mean_task_ms(key.1),
         };
         let task = self.cfg.xi * sbar;
         if !tiny {
@@ -329,10 +382,37 @@ impl Hfsp {
                 train_samples: Vec::new(),
                 s_initial: if tiny { 0.0 } else { n as f64 * task },
                 s_final: None,
+                task_estimate: None,
                 real_done: false,
                 live: BTreeSet::new(),
+                locality_wait: None,
             },
         );
+    }
+
+    /// s̄ for S_i (§2.3): the task-weighted mean task time of the completed
+    /// phases of the type; with `initial_mean=queued` (D2), the mean per-task
+    /// estimate of the trained phases of the type still in the queue, rounded
+    /// up to the ms. s0 when there is none.
+    fn mean_task_ms(&self, kind: Kind) -> f64 {
+        if self.cfg.initial_from_queue {
+            let trained: Vec<f64> = self
+                .phases
+                .iter()
+                .filter(|(k, p)| k.1 == kind && !p.real_done && !p.tiny)
+                .filter_map(|(_, p)| p.task_estimate)
+                .collect();
+            if trained.is_empty() {
+                return self.cfg.s0_ms;
+            }
+            return (trained.iter().sum::<f64>() / trained.len() as f64).ceil();
+        }
+        let (ms, tasks) = self.history[kind as usize];
+        if tasks > 0 {
+            ms / tasks as f64
+        } else {
+            self.cfg.s0_ms
+        }
     }
 
     /// Training tasks still to start for a phase.
@@ -372,7 +452,46 @@ impl Hfsp {
 
     /// Places one container of `key` on `node`: resume a suspended one
     /// there, else allocate one of its asks. Returns whether it did.
+    /// Within the type's pool quota (`pool_quotas`).
     fn place_one(&mut self, ctx: &mut Ctx<'_>, key: Key, node: NodeId) -> bool {
+        let k = key.1 as usize;
+        if self.quota_room[k] == Some(0) || !self.place_one_here(ctx, key, node) {
+            return false;
+        }
+        if let Some(r) = self.quota_room[k].as_mut() {
+            *r -= 1;
+        }
+        true
+    }
+
+    /// §7.1 (`pool_quotas`): per type, its running containers and its
+    /// waiting asks.
+    pub(crate) fn pool_usage(&self, cluster: &Cluster) -> ([u32; 2], [u32; 2]) {
+        let mut used = [0, 0];
+        for (cid, ci) in &self.containers {
+            if cluster.container(*cid).is_some_and(|c| c.state == ContainerState::Running) {
+                used[ci.key.1 as usize] += 1;
+            }
+        }
+        let mut waiting = [0, 0];
+        for (key, _) in self.phases.iter().filter(|(_, p)| !p.real_done) {
+            waiting[key.1 as usize] += Self::pending(cluster, *key).0;
+        }
+        (used, waiting)
+    }
+
+    /// §7.1 (`pool_quotas`): containers a type may still start: its pool's
+    /// slots minus its running containers while the other type has waiting
+    /// demand, else no limit (it borrows the other pool's idle slots).
+    pub(crate) fn pool_room(&self, cluster: &Cluster) -> [Option<u32>; 2] {
+        if !self.cfg.pool_quotas {
+            return [None, None];
+        }
+        let (used, waiting) = self.pool_usage(cluster);
+        [0, 1].map(|k| (waiting[1 - k] > 0).then(|| (self.pools[k].slots as u32).saturating_sub(used[k])))
+    }
+
+    fn place_one_here(&mut self, ctx: &mut Ctx<'_>, key: Key, node: NodeId) -> bool {
         let suspended: Vec<ContainerId> = self.phases[&key]
             .live
             .iter()
@@ -387,21 +506,73 @@ impl Hfsp {
                 return true;
             }
         }
-        let prios: Vec<_> = match ctx.cluster().app(key.0) {
-            Some(a) => {
-                a.outstanding_asks().filter(|s| Kind::of(s.ask.phase) == Some(key.1)).map(|s| s.ask.priority).collect()
+        let cluster = ctx.cluster();
+        let (Some(a), Some(n)) = (cluster.app(key.0), cluster.node(node)) else { return false };
+        let asks: Vec<_> = a
+            .outstanding_asks()
+            .filter(|s| Kind::of(s.ask.phase) == Some(key.1))
+            .map(|s| (s.ask.priority, cluster.locality_level(&s.ask, n)))
+            .collect();
+        let allowed = self.allowed_locality(key, ctx.now);
+        let mut skipped = false;
+        for (p, level) in asks {
+            if ctx.cluster().can_allocate(key.0, p, node).is_err() {
+                continue;
             }
-            None => return false,
-        };
-        for p in prios {
-            if ctx.cluster().can_allocate(key.0, p, node).is_ok() {
-                if let Ok(cid) = ctx.allocate(key.0, p, node) {
-                    self.register(ctx, key, cid);
-                    return true;
+            if level > allowed {
+                skipped = true;
+            } else if let Ok(cid) = ctx.allocate(key.0, p, node) {
+                self.register(ctx, key, cid);
+                // A node-local placement ends the wait, and so does the
+                // last waiting container (a later wave waits afresh).
+                if level == 0 || Self::pending(ctx.cluster(), key).0 == 0 {
+                    if let Some(ph) = self.phases.get_mut(&key) {
+                        ph.locality_wait = None;
+                    }
                 }
+                return true;
             }
         }
+        if skipped {
+            self.skip_for_locality(ctx, key);
+        }
         false
+    }
+
+    /// Delay scheduling (§1.7 step 5, §7.18): the locality level a phase
+    /// may take (0 node-local, 1 rack-local, 2 any) after waiting since its
+    /// first skip: node-local only for D, rack-local until 2D, then any.
+    fn allowed_locality(&self, key: Key, now: Time) -> u8 {
+        let d = self.cfg.locality_delay_ms;
+        match self.phases.get(&key).and_then(|p| p.locality_wait) {
+            _ if d == 0 => 2,
+            None => 0,
+            Some(since) => match now.since(since) {
+                w if w >= 2 * d => 2,
+                w if w >= d => 1,
+                _ => 0,
+            },
+        }
+    }
+
+    /// Whether delay scheduling holds a phase back (skipped, not yet free to
+    /// go anywhere).
+    fn waits_for_locality(&self, key: Key, now: Time) -> bool {
+        self.phases.get(&key).is_some_and(|p| p.locality_wait.is_some()) && self.allowed_locality(key, now) < 2
+    }
+
+    /// A phase was skipped for locality: its wait starts now if it was not
+    /// waiting, with wake-ups at D and 2D, when a pass over the nodes with
+    /// room lets it relax (drivers that offer nodes only on changes would
+    /// not offer them again by themselves).
+    fn skip_for_locality(&mut self, ctx: &mut Ctx<'_>, key: Key) {
+        let Some(p) = self.phases.get_mut(&key) else { return };
+        if p.locality_wait.is_none() {
+            p.locality_wait = Some(ctx.now);
+            for k in 1..=2 {
+                ctx.wake_at(ctx.now.plus(k * self.cfg.locality_delay_ms), TOKEN_LOCALITY);
+            }
+        }
     }
 
     /// Places as many containers of `key` on `node` as fit, within the
@@ -543,6 +714,7 @@ impl Hfsp {
         // Tiny phases outrank training (size 0).
         let order = self.order();
         let mut budget = self.size_based_budget(ctx.cluster());
+        self.quota_room = self.pool_room(ctx.cluster());
         let tiny: Vec<Key> = order.iter().copied().filter(|k| self.phases[k].tiny).collect();
         for key in tiny {
             self.fill(ctx, key, node, &mut budget);
@@ -627,18 +799,22 @@ impl Policy for Hfsp {
             _ => {}
         }
         estimate::check_training(self, ctx);
-        preempt::preempt(self, ctx);
+        preempt::preempt(self, ctx, None);
         preempt::resume_pass(self, ctx);
     }
 
     fn on_node_heartbeat(&mut self, ctx: &mut Ctx<'_>, node: NodeId) {
         self.update(ctx);
+        preempt::preempt(self, ctx, Some(node));
         self.heartbeat(ctx, node);
     }
 
-    fn on_timer(&mut self, ctx: &mut Ctx<'_>, _token: TimerToken) {
+    fn on_timer(&mut self, ctx: &mut Ctx<'_>, token: TimerToken) {
         self.update(ctx);
-        preempt::preempt(self, ctx);
+        if token == TOKEN_LOCALITY {
+            self.on_schedule(ctx);
+        }
+        preempt::preempt(self, ctx, None);
         preempt::resume_pass(self, ctx);
     }
 

@@ -4,7 +4,8 @@
 //! demand fits. WAIT does nothing. Victims are never tasks of tiny, late or
 //! training phases, nor training tasks, nor tasks that started or resumed
 //! less than `min_run_ms` ago, nor maps with `preempt_maps=false` (the
-//! authors' code, D8).
+//! authors' code, D8). With `victims=heartbeat_node` (also D8) victims are
+//! taken only on the node whose heartbeat is processed.
 //!
 //! SUSPEND is hybrid when its thresholds are set (A6 step 4, §7.16): a
 //! victim with progress below `kill_below_progress` is killed instead (its
@@ -15,7 +16,7 @@
 //! per-task size estimate.
 
 use super::{Hfsp, Key, Kind, Preemption};
-use sojourn_core::{ContainerId, ContainerState, Ctx, NodeId, PreemptMode, Resources};
+use sojourn_core::{ContainerId, ContainerState, Ctx, NodeId, PreemptMode, Resources, Time};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// (progress in [0, 1], estimated remaining ms) of a live container.
@@ -46,40 +47,80 @@ fn fits(r: &Resources, cap: &Resources) -> u64 {
     m.min(v)
 }
 
+/// A phase's containers that may be victims, as (start of the running
+/// spell, id): none of tiny, training or late phases, nor of maps with
+/// `preempt_maps=false`; only running ones past `min_run_ms`, not training
+/// tasks, not already taken or being preempted.
+fn eligible(h: &Hfsp, ctx: &Ctx<'_>, key: Key, taken: &BTreeSet<ContainerId>) -> Vec<(Time, ContainerId)> {
+    let p = &h.phases[&key];
+    if p.tiny || p.training || h.is_late(key) || (!h.cfg.preempt_maps && key.1 == Kind::Map) {
+        return Vec::new();
+    }
+    p.live
+        .iter()
+        .filter(|c| !taken.contains(c))
+        .filter_map(|cid| {
+            let c = ctx.cluster().container(*cid)?;
+            let ci = h.containers.get(cid)?;
+            let since = c.running_since?;
+            let ok = c.state == ContainerState::Running
+                && !c.preempting
+                && !ci.training
+                // At least 1 ms: a task resumed at this instant is never
+                // suspended again at the same instant (no livelock when
+                // the waiting demand cannot use the freed room after all).
+                && ctx.now.since(since) >= h.cfg.min_run_ms.max(1);
+            ok.then_some((since, *cid))
+        })
+        .collect()
+}
+
 /// Candidate victims below position `pos` of `order`, worst first:
 /// lowest-ranked phase first, youngest container first within it.
 fn victims(h: &Hfsp, ctx: &Ctx<'_>, order: &[Key], pos: usize, taken: &BTreeSet<ContainerId>) -> Vec<ContainerId> {
     let mut out = Vec::new();
     for key in order[pos..].iter().rev() {
-        let p = &h.phases[key];
-        if p.tiny || p.training || h.is_late(*key) || (!h.cfg.preempt_maps && key.1 == Kind::Map) {
-            continue;
-        }
-        let mut cs: Vec<(sojourn_core::Time, ContainerId)> = p
-            .live
-            .iter()
-            .filter(|c| !taken.contains(c))
-            .filter_map(|cid| {
-                let c = ctx.cluster().container(*cid)?;
-                let ci = h.containers.get(cid)?;
-                let since = c.running_since?;
-                let ok = c.state == ContainerState::Running
-                    && !c.preempting
-                    && !ci.training
-                    // At least 1 ms: a task resumed at this instant is never
-                    // suspended again at the same instant (no livelock when
-                    // the waiting demand cannot use the freed room after all).
-                    && ctx.now.since(since) >= h.cfg.min_run_ms.max(1);
-                ok.then_some((since, *cid))
-            })
-            .collect();
+        let mut cs = eligible(h, ctx, *key, taken);
         cs.sort_by(|a, b| b.cmp(a)); // youngest (latest start) first
         out.extend(cs.into_iter().map(|(_, c)| c));
     }
     out
 }
 
-pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>) {
+/// §7.1 (`pool_quotas`): per type, its containers beyond its pool's slots
+/// while the other type waits (borrowed), youngest first: the first
+/// victims for the other type's demand, whatever their rank.
+fn borrowed(h: &Hfsp, ctx: &Ctx<'_>) -> [Vec<ContainerId>; 2] {
+    let mut out = [Vec::new(), Vec::new()];
+    if !h.cfg.pool_quotas {
+        return out;
+    }
+    let (used, waiting) = h.pool_usage(ctx.cluster());
+    for kind in [Kind::Map, Kind::Reduce] {
+        let k = kind as usize;
+        let over = used[k].saturating_sub(h.pools[k].slots as u32);
+        if waiting[1 - k] == 0 || over == 0 {
+            continue;
+        }
+        let none = BTreeSet::new();
+        let mut cs: Vec<(Time, ContainerId)> =
+            h.phases.keys().filter(|key| key.1 == kind).flat_map(|key| eligible(h, ctx, *key, &none)).collect();
+        cs.sort_by(|a, b| b.cmp(a));
+        out[k] = cs.into_iter().take(over as usize).map(|(_, c)| c).collect();
+    }
+    out
+}
+
+/// Preempts for the waiting demand. `heartbeat`: the node whose heartbeat
+/// is processed, if any. With `victims=heartbeat_node` (the code, D8) this
+/// runs on heartbeats only and preempts only there; victims found on other
+/// nodes are claimed (they count against the demand) but left running
+/// until their own node heartbeats. Otherwise it runs on every other
+/// event, on any node.
+pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
+    if h.cfg.victims_on_heartbeat_node != heartbeat.is_some() {
+        return;
+    }
     let mode = match h.cfg.preemption {
         Preemption::Wait => return,
         Preemption::Kill => PreemptMode::Kill,
@@ -108,6 +149,11 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>) {
             demand.push((i + 1, *key, n as u64));
         }
     }
+    // A phase held back by delay scheduling would not take the room freed
+    // on an arbitrary node: it preempts once it may go anywhere.
+    demand.retain(|(_, key, _)| !h.waits_for_locality(*key, ctx.now));
+    let borrowed = borrowed(h, ctx);
+    let mut room = h.pool_room(ctx.cluster());
     let mut taken: BTreeSet<ContainerId> = BTreeSet::new();
     let mut chosen: Vec<(ContainerId, PreemptMode)> = Vec::new();
     // Suspended tasks per node, for the per-node cap.
@@ -122,16 +168,33 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>) {
         if cap.is_zero() {
             continue;
         }
-        let from_free = fits(&free, &cap).min(want);
+        // Under pool quotas the demand may start only as many containers as
+        // its type's room, which victims of its own type widen.
+        let j = key.1 as usize;
+        let from_free = fits(&free, &cap).min(want).min(room[j].map_or(u64::MAX, u64::from));
         free = free.saturating_sub(&cap.times(from_free));
+        if let Some(r) = room[j].as_mut() {
+            *r -= from_free as u32;
+        }
         let mut need = want - from_free;
-        if need == 0 || pos >= order.len() {
+        if need == 0 {
             continue;
         }
+        let mut candidates: Vec<ContainerId> = borrowed[1 - j].iter().copied().filter(|c| !taken.contains(c)).collect();
+        if pos < order.len() {
+            candidates.extend(victims(h, ctx, &order, pos, &taken));
+        }
         let mut freed = Resources::default();
-        for v in victims(h, ctx, &order, pos, &taken) {
+        for v in candidates {
             if need == 0 {
                 break;
+            }
+            if taken.contains(&v) {
+                continue;
+            }
+            let same_type = h.containers.get(&v).is_some_and(|ci| ci.key.1 == key.1);
+            if room[j] == Some(0) && !same_type {
+                continue; // freeing it gives this type no room
             }
             let Some(c) = ctx.cluster().container(v) else { continue };
             let mut how = mode;
@@ -166,7 +229,12 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>) {
                 }
             };
             taken.insert(v);
-            chosen.push((v, how));
+            if heartbeat.is_none_or(|n| n == c.node) {
+                chosen.push((v, how));
+            }
+            if let (Some(r), false) = (room[j].as_mut(), same_type) {
+                *r = r.saturating_sub(gain as u32);
+            }
             need = need.saturating_sub(gain);
         }
     }

@@ -4,8 +4,8 @@ use super::{build, PARAMS};
 use crate::test_support::node;
 use serde_json::Value;
 use sojourn_core::{
-    AppId, AppSpec, Ask, ContainerId, Core, CoreConfig, Decision, Event, NodeId, Outcome, Params, Phase, PreemptMode,
-    Priority, Resources, Time,
+    AppId, AppSpec, Ask, ContainerId, Core, CoreConfig, Decision, Event, Locality, NodeId, Outcome, Params, Phase,
+    PreemptMode, Priority, Resources, Time,
 };
 use std::collections::BTreeMap;
 
@@ -24,6 +24,19 @@ fn core(extra: &[(&str, &str)]) -> Core {
 /// App `id` submitted at `t` with `tasks` map tasks of 1 GB, 1 vcore, each
 /// estimated at `est_ms`.
 fn job(c: &mut Core, t: u64, id: u32, tasks: u32, est_ms: u64) {
+    job_of(c, t, id, tasks, est_ms, Phase::Map);
+}
+
+/// The same with `phase` tasks at that phase's MapReduce priority.
+fn job_of(c: &mut Core, t: u64, id: u32, tasks: u32, est_ms: u64, phase: Phase) {
+    let prio = if phase == Phase::Reduce { Priority::REDUCE } else { Priority::MAP };
+    let mut ask = Ask::new(prio, Resources::new(1024, 1), tasks, phase);
+    ask.est_task_ms = Some(est_ms);
+    submit(c, t, id, ask);
+}
+
+/// App `id` submitted at `t` with `ask`.
+fn submit(c: &mut Core, t: u64, id: u32, ask: Ask) {
     let spec = AppSpec {
         app: AppId(id),
         name: String::new(),
@@ -34,8 +47,6 @@ fn job(c: &mut Core, t: u64, id: u32, tasks: u32, est_ms: u64) {
         value: None,
     };
     c.handle(Time(t), Event::AppAdded(spec)).expect("app");
-    let mut ask = Ask::new(Priority::MAP, Resources::new(1024, 1), tasks, Phase::Map);
-    ask.est_task_ms = Some(est_ms);
     c.handle(Time(t), Event::AsksUpdated { app: AppId(id), asks: vec![ask] }).expect("ask");
 }
 
@@ -52,23 +63,40 @@ fn allocations(ds: &[Decision]) -> Vec<(u32, ContainerId)> {
         .collect()
 }
 
+/// The apps of the containers a heartbeat of node `n` at `t` places.
+fn apps_placed(c: &mut Core, t: u64, n: u32) -> Vec<u32> {
+    allocations(&heartbeat(c, t, n)).iter().map(|a| a.0).collect()
+}
+
 fn finish(c: &mut Core, t: u64, container: ContainerId) -> Vec<Decision> {
     c.handle(Time(t), Event::ContainerCompleted { container, outcome: Outcome::Finished }).expect("complete");
     c.drain_decisions()
+}
+
+/// With training: t = 2, tiny below 2 tasks, sizes learned (s0 = 60 s).
+fn training_core(extra: &[(&str, &str)]) -> Core {
+    let mut params = vec![("training_tasks", "2"), ("tiny_threshold", "2"), ("use_ask_estimates", "false")];
+    params.extend_from_slice(extra);
+    core(&params)
 }
 
 fn describe(c: &Core) -> Value {
     c.policy().describe(c.cluster())
 }
 
-fn virtual_size(c: &Core, app: u32) -> f64 {
+/// A number `field` of app `app`'s (first) phase in `describe`.
+fn phase_number(c: &Core, app: u32, field: &str) -> f64 {
     describe(c)["phases"]
         .as_array()
         .unwrap()
         .iter()
         .find(|p| p["app"] == app)
-        .map(|p| p["virtual_size_ms"].as_f64().unwrap())
+        .and_then(|p| p[field].as_f64())
         .unwrap_or(f64::NAN)
+}
+
+fn virtual_size(c: &Core, app: u32) -> f64 {
+    phase_number(c, app, "virtual_size_ms")
 }
 
 /// Aging on a two-job case (hfsp.md §1.5, computed by hand). Two virtual
@@ -177,7 +205,7 @@ fn suspend_then_resume() {
 /// attained service once they complete, and replaces the virtual size once.
 #[test]
 fn training_sets_the_final_size_once() {
-    let mut c = core(&[("training_tasks", "2"), ("tiny_threshold", "2"), ("use_ask_estimates", "false")]);
+    let mut c = training_core(&[]);
     node(&mut c, 0, 2048, 2);
     job(&mut c, 0, 1, 6, 99_999);
     let d = describe(&c);
@@ -292,10 +320,264 @@ fn reserved_training_slots() {
         node(&mut c, 0, 3072, 3);
         job(&mut c, 0, 1, 4, 10_000);
         job(&mut c, 0, 2, 10, 10_000);
-        let mut apps: Vec<u32> = allocations(&heartbeat(&mut c, 0, 0)).iter().map(|a| a.0).collect();
+        let mut apps = apps_placed(&mut c, 0, 0);
         apps.sort();
         apps
     };
     assert_eq!(run("false"), vec![1, 1, 1]);
     assert_eq!(run("true"), vec![1, 1, 2]);
+}
+
+/// D2 (`initial_mean`): A (1 task, tiny) completes in 1 s; B (6 tasks) then
+/// trains on 3 s and 5 s, so s̃(B) = 4 s, and B stays queued. C (6 tasks)
+/// arrives: from completed phases s̄ = 1 s and S_i = 6 s (thesis); from the
+/// trained phases in the queue s̄ = 4 s and S_i = 24 s (code).
+#[test]
+fn initial_mean_from_completed_or_queued_phases() {
+    let run = |mean: &str| {
+        let mut c = training_core(&[("initial_mean", mean)]);
+        node(&mut c, 0, 2048, 2);
+        job(&mut c, 0, 1, 1, 0);
+        let a = allocations(&heartbeat(&mut c, 0, 0));
+        finish(&mut c, 1000, a[0].1);
+        job(&mut c, 1000, 2, 6, 0);
+        let b = allocations(&heartbeat(&mut c, 1000, 0));
+        assert_eq!(b.len(), 2);
+        finish(&mut c, 4000, b[0].1);
+        finish(&mut c, 6000, b[1].1);
+        job(&mut c, 6000, 3, 6, 0);
+        phase_number(&c, 3, "initial_size_ms")
+    };
+    assert_eq!(run("completed"), 6000.0);
+    assert_eq!(run("queued"), 24_000.0);
+}
+
+/// D3 (`map_final=completed_mean`): one node of 3 slots, t = 2, a job of 6
+/// maps: two training tasks and one ordinary task start at 0. The first
+/// training task completes at 3 s, the ordinary one at 4 s. The code's
+/// estimator has its 2 completed maps then: s̃ = 3.5 s over all 6 tasks,
+/// S_f = V = 21 s (the work done is counted again). The thesis waits for
+/// the second training task.
+#[test]
+fn map_final_size_from_completed_maps() {
+    let run = |map_final: &str| {
+        let mut c = training_core(&[("map_final", map_final)]);
+        node(&mut c, 0, 3072, 3);
+        job(&mut c, 0, 1, 6, 0);
+        let a = allocations(&heartbeat(&mut c, 0, 0));
+        assert_eq!(a.len(), 3);
+        finish(&mut c, 3000, a[0].1);
+        finish(&mut c, 4000, a[2].1);
+        (describe(&c)["phases"][0]["training"].clone(), virtual_size(&c, 1))
+    };
+    assert_eq!(run("completed_mean"), (Value::Bool(false), 21_000.0));
+    assert_eq!(run("thesis").0, Value::Bool(true));
+}
+
+/// D4 (`reduce_final=sort_finish`), Δ = 1 s: one node of 3 slots, t = 2,
+/// a job of 6 reduces; training tasks a0, a1 and ordinary task a2 start at
+/// 0. At 2 s a0 reports progress 0.4 and a2 5/6, and a1 completes. The
+/// code's samples: a1's 2 s and a2's 2/((5/6 − 2/3)·3) = 4 s (a0 is still
+/// in its copy and sort thirds), s̃ = 3 s over the 5 unfinished tasks:
+/// S_f = 15 s. The thesis's: a1's 2 s and a0's 2/0.4 = 5 s, s̃ = 3.5 s
+/// over 3 unstarted tasks and the live ones' 0.6 + 1/6: S_f ≈ 13.2 s.
+#[test]
+fn reduce_final_size_from_rescaled_progress() {
+    let run = |reduce_final: &str| {
+        let mut c = training_core(&[("reduce_final", reduce_final), ("delta_ms", "1000"), ("map_share", "0")]);
+        node(&mut c, 0, 3072, 3);
+        job_of(&mut c, 0, 1, 6, 0, Phase::Reduce);
+        let a = allocations(&heartbeat(&mut c, 0, 0));
+        assert_eq!(a.len(), 3);
+        for (i, progress) in [(0, 0.4), (2, 5.0 / 6.0)] {
+            c.handle(Time(2000), Event::ContainerProgress { container: a[i].1, progress }).unwrap();
+        }
+        assert_eq!(describe(&c)["phases"][0]["training"], true);
+        finish(&mut c, 2000, a[1].1);
+        phase_number(&c, 1, "final_size_ms")
+    };
+    assert!((run("sort_finish") - 15_000.0).abs() < 1e-6);
+    assert!((run("thesis") - 3500.0 * (3.6 + 1.0 / 6.0)).abs() < 1e-6);
+}
+
+/// §7.10 (`order=virtual_finish`): 4 virtual slots (4 GB), 1 real one
+/// (1 vcore). A = 1 task × 6 s (V 6 s), B = 4 tasks × 2 s (V 8 s). Max-min
+/// gives A 1 virtual slot and B 3, so B finishes virtually at 4 s and A at
+/// 6 s: by V the container goes to A, by virtual finish time to B.
+#[test]
+fn order_by_virtual_finish_time() {
+    let run = |order: &str| {
+        let mut c = core(&[("order", order)]);
+        node(&mut c, 0, 4096, 1);
+        job(&mut c, 0, 1, 1, 6000);
+        job(&mut c, 0, 2, 4, 2000);
+        apps_placed(&mut c, 0, 0)
+    };
+    assert_eq!(run("remaining"), vec![1]);
+    assert_eq!(run("virtual_finish"), vec![2]);
+}
+
+/// D8 (`victims=heartbeat_node`), KILL: A's tasks run on n0 (since 0) and
+/// n1 (since 1 s); B (1 task) arrives at 2 s. Any node: A's youngest task,
+/// on n1, is killed at once. The code: nothing at B's arrival; n0's
+/// heartbeat claims n1's task without killing it (and kills nothing on
+/// n0); n1's heartbeat kills it.
+#[test]
+fn victims_only_on_the_heartbeating_node() {
+    let setup = |victims: &str| {
+        let mut c = core(&[("preemption", "kill"), ("victims", victims)]);
+        node(&mut c, 0, 1024, 1);
+        node(&mut c, 1, 1024, 1);
+        job(&mut c, 0, 1, 10, 10_000);
+        let mut a = allocations(&heartbeat(&mut c, 0, 0));
+        a.extend(allocations(&heartbeat(&mut c, 1000, 1)));
+        assert_eq!(a.len(), 2);
+        job(&mut c, 2000, 2, 1, 1000);
+        (c, a[1].1)
+    };
+    let kill = |cid| vec![Decision::Preempt { container: cid, mode: PreemptMode::Kill }];
+    let (mut c, young) = setup("any_node");
+    assert_eq!(c.drain_decisions(), kill(young));
+    let (mut c, young) = setup("heartbeat_node");
+    assert!(c.drain_decisions().is_empty());
+    assert!(heartbeat(&mut c, 2000, 0).is_empty());
+    assert_eq!(heartbeat(&mut c, 2000, 1), kill(young));
+}
+
+/// 1 map of 1 GB (est. 1 s) that prefers n1 and, with `rack`, its rack.
+fn prefers_n1(rack: bool) -> Ask {
+    let mut ask = Ask::new(Priority::MAP, Resources::new(1024, 1), 1, Phase::Map);
+    ask.est_task_ms = Some(1000);
+    ask.locality = vec![Locality::Node(NodeId(1), 1)];
+    if rack {
+        ask.locality.push(Locality::Rack("/r".into(), 1));
+    }
+    ask
+}
+
+/// Delay scheduling (§7.18), D = 1 s, nodes n0 and n1 on one rack. A asks
+/// 1 map (est. 1 s) that prefers n1 (and, in one case, the rack). Offered
+/// n0 only, A waits: with a rack entry it takes n0 from D on, without one
+/// (off-switch) from 2D on; with D = 0 at once. The timer at D makes a pass
+/// of its own (event-driven drivers offer no node again).
+#[test]
+fn delay_scheduling_relaxes_with_time() {
+    let first_on_n0 = |delay: &str, rack: bool| {
+        let mut c = core(&[("locality_delay_ms", delay)]);
+        node(&mut c, 0, 1024, 1);
+        node(&mut c, 1, 1024, 1);
+        submit(&mut c, 0, 1, prefers_n1(rack));
+        [0, 999, 1000, 1999, 2000].into_iter().find(|t| !allocations(&heartbeat(&mut c, *t, 0)).is_empty())
+    };
+    assert_eq!(first_on_n0("0", false), Some(0));
+    assert_eq!(first_on_n0("1000", true), Some(1000));
+    assert_eq!(first_on_n0("1000", false), Some(2000));
+    // The wake-up at D places it without any heartbeat.
+    let mut c = core(&[("locality_delay_ms", "1000")]);
+    node(&mut c, 0, 1024, 1);
+    node(&mut c, 1, 1024, 1);
+    submit(&mut c, 0, 1, prefers_n1(true));
+    // n1 is busy with B (smaller), so A is offered only n0.
+    job(&mut c, 0, 2, 1, 500);
+    assert_eq!(apps_placed(&mut c, 0, 1), vec![2]);
+    assert!(heartbeat(&mut c, 0, 0).is_empty());
+    c.handle_timeout(Time(1000));
+    let a = allocations(&c.drain_decisions());
+    assert_eq!(a.iter().map(|a| a.0).collect::<Vec<_>>(), vec![1]);
+}
+
+/// A new wave of asks waits afresh: A's only map goes off-switch at 2D;
+/// its next ask, at 3 s, waits again until 3 s + 2D.
+#[test]
+fn delay_scheduling_restarts_for_a_new_wave() {
+    let mut c = core(&[("locality_delay_ms", "1000")]);
+    node(&mut c, 0, 2048, 2);
+    node(&mut c, 1, 1024, 1);
+    submit(&mut c, 0, 1, prefers_n1(false));
+    assert!(heartbeat(&mut c, 0, 0).is_empty());
+    assert_eq!(apps_placed(&mut c, 2000, 0), vec![1]);
+    c.handle(Time(3000), Event::AsksUpdated { app: AppId(1), asks: vec![prefers_n1(false)] }).unwrap();
+    assert!(heartbeat(&mut c, 3000, 0).is_empty() && heartbeat(&mut c, 4999, 0).is_empty());
+    assert_eq!(apps_placed(&mut c, 5000, 0), vec![1]);
+}
+
+/// While the head of the queue waits for locality, the next phase gets the
+/// node: A (1 task × 1 s, prefers n1) outranks B (10 × 10 s, no
+/// preference), but n0's container goes to B under delay scheduling.
+#[test]
+fn delay_scheduling_serves_the_next_phase_meanwhile() {
+    let run = |delay: &str| {
+        let mut c = core(&[("locality_delay_ms", delay)]);
+        node(&mut c, 0, 1024, 1);
+        node(&mut c, 1, 1024, 1);
+        submit(&mut c, 0, 1, prefers_n1(false));
+        job(&mut c, 0, 2, 10, 10_000);
+        apps_placed(&mut c, 0, 0)
+    };
+    assert_eq!(run("0"), vec![1]);
+    assert_eq!(run("1000"), vec![2]);
+}
+
+/// §7.1 (`pool_quotas`): one node of 4 GB and 4 vcores, half of it the MAP
+/// pool: 2 map slots of 1 GB, 1 reduce slot of 2 GB. A (4 maps × 1 s, V 4
+/// s) outranks B (4 reduces × 10 s, V 40 s). Without quotas A takes the
+/// whole node; with them, while both wait, A gets its 2 slots and B its 1,
+/// and the fourth container stays free.
+#[test]
+fn pool_quotas_split_the_real_cluster() {
+    let run = |quotas: &str| {
+        let mut c = core(&[("pool_quotas", quotas), ("map_share", "0.5")]);
+        node(&mut c, 0, 4096, 4);
+        job(&mut c, 0, 1, 4, 1000);
+        job_of(&mut c, 0, 2, 4, 10_000, Phase::Reduce);
+        apps_placed(&mut c, 0, 0)
+    };
+    assert_eq!(run("false"), vec![1, 1, 1, 1]);
+    assert_eq!(run("true"), vec![1, 1, 2]);
+}
+
+/// §7.1: with no reduce waiting, A's 4 maps borrow the reduce pool's room
+/// (2 beyond their 2 slots). B (1 reduce, V 100 s) arrives, ranked below A:
+/// KILL never preempts a higher-ranked phase, but under pool quotas A's
+/// youngest borrowed container is reclaimed for B.
+#[test]
+fn borrowed_containers_are_the_first_victims() {
+    let run = |quotas: &str| {
+        let mut c = core(&[("pool_quotas", quotas), ("map_share", "0.5"), ("preemption", "kill")]);
+        node(&mut c, 0, 4096, 4);
+        job(&mut c, 0, 1, 4, 10_000);
+        let a = allocations(&heartbeat(&mut c, 0, 0));
+        assert_eq!(a.len(), 4);
+        job_of(&mut c, 1000, 2, 1, 100_000, Phase::Reduce);
+        (a[3].1, c.drain_decisions())
+    };
+    assert!(run("false").1.is_empty());
+    let (youngest, ds) = run("true");
+    assert_eq!(ds, vec![Decision::Preempt { container: youngest, mode: PreemptMode::Kill }]);
+}
+
+/// Delay scheduling and KILL, D = 1 s: B runs on n1 (since 0) and n0
+/// (since 1 s); A (1 map, prefers n1 only) arrives at 2 s and B's youngest
+/// task, on n0, is killed. A skips n0, which B takes again. Until 2D after
+/// the skip A preempts nothing more (it would not use n0); then it may.
+#[test]
+fn a_phase_waiting_for_locality_does_not_preempt() {
+    let mut c = core(&[("locality_delay_ms", "1000"), ("preemption", "kill")]);
+    node(&mut c, 0, 1024, 1);
+    node(&mut c, 1, 1024, 1);
+    job(&mut c, 0, 2, 10, 10_000);
+    let on_n1 = allocations(&heartbeat(&mut c, 0, 1));
+    let on_n0 = allocations(&heartbeat(&mut c, 1000, 0));
+    submit(&mut c, 2000, 1, prefers_n1(false));
+    let kill = |cid| vec![Decision::Preempt { container: cid, mode: PreemptMode::Kill }];
+    assert_eq!(c.drain_decisions(), kill(on_n0[0].1));
+    c.handle(Time(2000), Event::ContainerCompleted { container: on_n0[0].1, outcome: Outcome::Preempted }).unwrap();
+    let again = allocations(&heartbeat(&mut c, 2000, 0));
+    assert_eq!(again.iter().map(|a| a.0).collect::<Vec<_>>(), vec![2]);
+    let progress = |c: &mut Core, t| {
+        c.handle(Time(t), Event::ContainerProgress { container: on_n1[0].1, progress: 0.5 }).unwrap();
+        c.drain_decisions()
+    };
+    assert!(progress(&mut c, 2500).is_empty());
+    assert_eq!(progress(&mut c, 4000), kill(again[0].1));
 }

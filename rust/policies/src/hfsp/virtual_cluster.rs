@@ -138,6 +138,23 @@ impl<K: Ord + Copy> Pool<K> {
         self.phases.values().flat_map(|p| p.tasks[..p.running].iter().copied()).min_by(f64::total_cmp)
     }
 
+    /// When each unfinished phase would finish virtually if no phase came
+    /// or changed (slot-ms of work per slot from now; max-min reallocated at
+    /// every task completion, as in [`Pool::advance`]). Phases that would
+    /// never finish (no slots) are missing.
+    pub fn projected_finish(&self) -> BTreeMap<K, f64> {
+        let mut sim = self.clone();
+        let mut at = 0.0;
+        let mut out = BTreeMap::new();
+        while let Some(step) = sim.next_completion() {
+            at += step;
+            for k in sim.advance(step) {
+                out.insert(k, at);
+            }
+        }
+        out
+    }
+
     /// A2: advances by `work` slot-ms per running slot, splitting at every
     /// virtual task completion. Returns the phases that became virtually
     /// done, in finish order.
@@ -208,6 +225,18 @@ mod tests {
         }
         let r: Vec<usize> = pool.phases.values().map(|p| p.running).collect();
         assert_eq!(r, vec![1, 1, 0]);
+    }
+
+    /// §7.10: A (1 task × 6 s) and B (4 tasks × 2 s) share 4 slots: B holds
+    /// 3, finishes 3 tasks at 2 s and its last at 4 s; A finishes at 6 s.
+    /// B has the larger V (8 > 6) but the earlier virtual finish.
+    #[test]
+    fn projected_virtual_finish_times() {
+        let mut pool: Pool<u32> = Pool::new(4);
+        pool.insert(1, 1, vec![6000.0]);
+        pool.insert(2, 2, vec![2000.0; 4]);
+        assert_eq!(pool.projected_finish(), [(1, 6000.0), (2, 4000.0)].into());
+        assert!(pool.phases[&1].size() < pool.phases[&2].size());
     }
 
     /// The code's JobID order (D7): 3 slots, A (submitted first, 5 tasks)
