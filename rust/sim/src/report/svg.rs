@@ -118,14 +118,22 @@ pub(crate) struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
+/// How a series' points are joined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Draw {
+    /// Straight segments.
+    Line,
+    /// A staircase (for CDFs).
+    Step,
+}
+
 pub(crate) struct Plot {
     pub title: String,
     /// CSS class of the `<svg>` (e.g. `cdf`).
     pub class: &'static str,
     pub x: Axis,
     pub y: Axis,
-    /// Draw as a staircase (for CDFs) instead of straight segments.
-    pub step: bool,
+    pub draw: Draw,
     pub series: Vec<Series>,
 }
 
@@ -161,15 +169,15 @@ impl Plot {
                 if !end && (x - lx).abs() < 0.75 && (y - ly).abs() < 0.75 {
                     continue;
                 }
-                if self.step {
-                    let _ = write!(d, "H{x:.1}V{y:.1}");
-                } else {
-                    let _ = write!(d, "L{x:.1},{y:.1}");
-                }
-            } else if self.step {
-                let _ = write!(d, "M{x:.1},{BOTTOM:.1}V{y:.1}");
+                let _ = match self.draw {
+                    Draw::Step => write!(d, "H{x:.1}V{y:.1}"),
+                    Draw::Line => write!(d, "L{x:.1},{y:.1}"),
+                };
             } else {
-                let _ = write!(d, "M{x:.1},{y:.1}");
+                let _ = match self.draw {
+                    Draw::Step => write!(d, "M{x:.1},{BOTTOM:.1}V{y:.1}"),
+                    Draw::Line => write!(d, "M{x:.1},{y:.1}"),
+                };
             }
             last = Some((x, y));
         }
@@ -283,7 +291,7 @@ mod tests {
             class: "cdf",
             x: Axis::log_around("x", pts.iter().map(|p| p.0)),
             y: Axis::linear("F", 0.0, 1.0),
-            step: true,
+            draw: Draw::Step,
             series: vec![Series { name: "a".into(), points: pts }],
         };
         let d = plot.path_data(&plot.series[0].points);
