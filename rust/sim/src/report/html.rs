@@ -22,7 +22,7 @@ td.m{padding-left:22px}.better{color:#1a7f37}.worse{color:#c62828}.same,.na{colo
 svg text{font-family:system-ui,sans-serif;font-size:11px;fill:#222}svg .title{font-size:13px;font-weight:600}
 svg .tx,svg .xl{text-anchor:middle}svg .ty{text-anchor:end}svg .yl{text-anchor:middle}
 svg .grid{stroke:#e4e4e4}svg .minor{stroke:#f3f3f3}svg .axis{stroke:#444}svg .frame{fill:none;stroke:#444}
-svg .series,svg .key{fill:none;stroke-width:1.8;stroke-linejoin:round}";
+svg .series,svg .key{fill:none;stroke-width:1.8;stroke-linejoin:round}svg .dots{stroke-width:7;stroke-linecap:round}";
 
 /// The report page.
 pub fn html(desc: &Description, runs: &[(RunResult, Summary)], cmp: &Comparison, opts: &WriteOptions) -> String {
