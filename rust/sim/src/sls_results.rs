@@ -98,6 +98,12 @@ fn app_key(app_id: &str) -> String {
     format!("app_{seq}")
 }
 
+/// Application order of [`app_key`]s: YARN pads sequence numbers to four digits and no
+/// further, so a longer key comes later (`app_9999` < `app_10000`).
+fn app_order(key: &str) -> (usize, String) {
+    (key.len(), key.to_string())
+}
+
 /// Parses SLS's `jobruntime.csv`: jobs in application order, and how many rows repeated a job
 /// (the first finish of a job is kept).
 pub fn parse_jobruntime(text: &str) -> Result<(Vec<SlsJob>, usize), SimError> {
@@ -114,7 +120,7 @@ fn parse_jobruntime_in(file: &str, text: &str) -> Result<(Vec<SlsJob>, usize), S
     };
     let (c_id, c_trace, c_start, c_end) =
         (col("JobID")?, col("real_start_time")?, col("simulate_start_time")?, col("simulate_end_time")?);
-    let mut by_key: BTreeMap<String, SlsJob> = BTreeMap::new();
+    let mut by_key: BTreeMap<(usize, String), SlsJob> = BTreeMap::new();
     let mut duplicates = 0;
     for (i, line) in lines {
         let f: Vec<&str> = line.split(',').map(str::trim).collect();
@@ -130,7 +136,7 @@ fn parse_jobruntime_in(file: &str, text: &str) -> Result<(Vec<SlsJob>, usize), S
             start_ms: num(c_start)?,
             end_ms: num(c_end)?,
         };
-        match by_key.get_mut(&job.key) {
+        match by_key.get_mut(&app_order(&job.key)) {
             Some(old) => {
                 duplicates += 1;
                 if job.end_ms < old.end_ms {
@@ -138,7 +144,7 @@ fn parse_jobruntime_in(file: &str, text: &str) -> Result<(Vec<SlsJob>, usize), S
                 }
             }
             None => {
-                by_key.insert(job.key.clone(), job);
+                by_key.insert(app_order(&job.key), job);
             }
         }
     }
@@ -205,13 +211,13 @@ fn opt(x: Option<f64>, digits: usize) -> String {
 impl SlsComparison {
     /// Every job key seen in any run, in order, with its trace start.
     pub fn job_keys(&self) -> Vec<(String, i64)> {
-        let mut keys: BTreeMap<String, i64> = BTreeMap::new();
+        let mut keys: BTreeMap<(usize, String), i64> = BTreeMap::new();
         for r in &self.runs {
             for j in &r.jobs {
-                keys.entry(j.key.clone()).or_insert(j.trace_start_ms);
+                keys.entry(app_order(&j.key)).or_insert(j.trace_start_ms);
             }
         }
-        keys.into_iter().collect()
+        keys.into_iter().map(|((_, key), start)| (key, start)).collect()
     }
 
     /// One row per scheduler: `scheduler,jobs,mean_s,p50_s,p90_s,p99_s,max_s,makespan_s,allocate_calls_per_s,handle_p99_ms`.
@@ -875,6 +881,26 @@ mod tests {
         let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/../../integration/sls/tiny-trace.json");
         assert_eq!(trace_counts(trace).unwrap(), TraceCounts { jobs: 3, tasks: 9 });
         assert!(trace_counts("/nonexistent/trace.json").is_err());
+    }
+
+    #[test]
+    fn applications_past_9999_keep_their_order() {
+        let text = "JobID,real_start_time,simulate_start_time,simulate_end_time\n\
+            application_1_10000,0,0,1000\napplication_1_9999,0,0,2000\napplication_1_0002,0,0,3000\n";
+        let (jobs, _) = parse_jobruntime(text).unwrap();
+        let keys: Vec<&str> = jobs.iter().map(|j| j.key.as_str()).collect();
+        assert_eq!(keys, ["app_0002", "app_9999", "app_10000"]);
+        let c = SlsComparison {
+            runs: vec![SlsRun {
+                name: "a".into(),
+                jobs,
+                duplicate_rows: 0,
+                allocate_calls_per_s: None,
+                handle_p99_ms: None,
+            }],
+        };
+        let keys: Vec<String> = c.job_keys().into_iter().map(|k| k.0).collect();
+        assert_eq!(keys, ["app_0002", "app_9999", "app_10000"]);
     }
 
     #[test]
