@@ -93,9 +93,12 @@ pub enum Command {
         nodes_out: Option<PathBuf>,
     },
     /// Compare runs of one trace under Hadoop's Scheduler Load Simulator
-    /// (SLS; integration/sls/compare.sh makes them): response time per job
-    /// and its distribution, utilization, running containers, containers and
-    /// allocate calls per second, scheduler handle p99, in `compare`'s table.
+    /// (SLS) in `compare`'s table and report.
+    ///
+    /// Reads each SLS output directory (integration/sls/compare.sh makes
+    /// them): response time per job and its distribution, utilization,
+    /// running containers, containers and allocate calls per second, and
+    /// the scheduler's handle p99. SLS has no slowdown.
     SlsCompare(SlsCompareArgs),
     /// The size-based disciplines of the HFSP thesis (chapter 3) on one
     /// server with exact processor sharing: FIFO, PS, LAS, SRPT, FSP, SRPTE,
