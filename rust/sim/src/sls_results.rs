@@ -637,7 +637,7 @@ impl SlsReport {
             title: "Running containers".into(),
             class: "running",
             x: Axis::linear(&format!("time since the first submission ({unit})"), 0.0, t_max / per),
-            y: Axis::linear("running containers", 0.0, y_max.max(1.0)),
+            y: Axis::linear("running containers", 0.0, (y_max * 1.05).max(1.0)),
             draw: Draw::Line,
             series,
         }
