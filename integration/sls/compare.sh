@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs one trace and nodes file through Hadoop's Scheduler Load Simulator (SLS: the real
 # ResourceManager, simulated NMs and AMs, wall-clock time) under each scheduler, then
-# compares the runs: per-job response time, mean/p50/p90/p99, allocations/s, handle p99.
+# compares the runs with `sojourn sls-compare`: per-job response time, mean/p50/p90/p99,
+# utilization, containers allocated/s, allocate calls/s, handle p99, and plots.
 #
 #   integration/sls/compare.sh TRACE NODES [SCHEDULERS]
 #
@@ -15,20 +16,21 @@
 # Environment:
 #   OUT=DIR            where runs go (default build/sls/<trace>-<time>); one
 #                      subdirectory per scheduler (conf/, out/ = SLS's output, sls.log), and
-#                      comparison.md, comparison.csv, jobs.csv beside them
+#                      comparison.txt (printed), comparison.csv, jobs.csv and index.html
+#                      (plots) beside them
 #   SLS_CLASSPATH=CP   classpath for SLSRunner (default: `gradle slsClasspath`, cached in OUT)
 #   NATIVE_DIR=DIR     where libsojourn_jni.so is (default $CARGO_TARGET_DIR/release or ./target/release)
 #   NM_MB, NM_VCORES   resources of each simulated node without its own (default 10240, 10)
 #   NM_HEARTBEAT_MS, AM_HEARTBEAT_MS   SLS heartbeats (default 1000, 1000)
 #   RUN_TIMEOUT_S      per-scheduler limit (default 900)
 #   SLS_HEAP           JVM heap per run (default 1g)
-#   COMPARE=CMD        the gatherer (default: cargo run --release -p sojourn-sim --example sls_compare)
+#   COMPARE=CMD        the gatherer (default: the sojourn binary, built here, as `sojourn sls-compare`)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 if [ $# -lt 2 ]; then
-  sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 trace=$(readlink -f "$1")
@@ -187,9 +189,10 @@ done
 
 compare=${COMPARE:-}
 if [ -z "$compare" ]; then
-  (cd "$repo" && cargo build -q --release -p sojourn-sim --example sls_compare)
-  compare="$target/release/examples/sls_compare"
+  (cd "$repo" && cargo build -q --release -p sojourn-sim --bin sojourn)
+  compare="$target/release/sojourn sls-compare"
 fi
-$compare --csv "$out/comparison.csv" --jobs-csv "$out/jobs.csv" "${pairs[@]}" | tee "$out/comparison.md"
+$compare --trace "$trace" --csv "$out/comparison.csv" --jobs-csv "$out/jobs.csv" --html "$out" \
+  "${pairs[@]}" | tee "$out/comparison.txt"
 echo "compare.sh: results in $out" >&2
 exit $status

@@ -1,5 +1,5 @@
 //! The `sojourn` command line: `simulate`, `compare`, `policies`, `replay`,
-//! `single-server`.
+//! `to-sls`, `sls-compare`, `single-server`.
 
 use crate::engine::{simulate, NodeFailure, SimConfig, SimError};
 use crate::metrics::{summarize_all, Classes};
@@ -104,10 +104,41 @@ pub enum Command {
         #[arg(long)]
         csv: Option<PathBuf>,
     },
+    /// Compare runs of one trace under Hadoop's Scheduler Load Simulator
+    /// (SLS) in `compare`'s table and report.
+    ///
+    /// Reads each SLS output directory (integration/sls/compare.sh makes
+    /// them): response time per job and its distribution, utilization,
+    /// running containers, containers and allocate calls per second, and
+    /// the scheduler's handle p99. SLS has no slowdown.
+    SlsCompare(SlsCompareArgs),
     /// The size-based disciplines of the HFSP thesis (chapter 3) on one
     /// server with exact processor sharing: FIFO, PS, LAS, SRPT, FSP, SRPTE,
     /// FSPE, FSPE+PS, PSBS; sizes from a SWIM trace or a Weibull generator.
     SingleServer(crate::single_server::cli::SingleServerArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct SlsCompareArgs {
+    /// A scheduler's name and its SLS output directory (SLSRunner's -output).
+    #[arg(required = true, value_name = "NAME=SLS_OUTPUT_DIR")]
+    pub runs: Vec<String>,
+    /// The run the ratios are computed against (default: the first).
+    #[arg(long)]
+    pub baseline: Option<String>,
+    /// The trace the runs replayed (SLS JSON or Rumen): its tasks give the
+    /// containers allocated per second.
+    #[arg(long)]
+    pub trace: Option<String>,
+    /// Write one row per scheduler, every metric, here.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+    /// Write the response time of each job under each scheduler here.
+    #[arg(long)]
+    pub jobs_csv: Option<PathBuf>,
+    /// Write the HTML report (plots) here: a directory (index.html in it) or a .html file.
+    #[arg(long)]
+    pub html: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -491,8 +522,45 @@ pub fn run(cli: Cli) -> Result<String, SimError> {
             }
             Ok(crate::fidelity::markdown(&pairs))
         }
+        Command::SlsCompare(args) => sls_compare(&args),
         Command::SingleServer(args) => crate::single_server::cli::cli_main(args),
     }
+}
+
+fn sls_compare(args: &SlsCompareArgs) -> Result<String, SimError> {
+    let runs = args
+        .runs
+        .iter()
+        .map(|r| match r.split_once('=') {
+            Some((name, dir)) if !name.is_empty() && !dir.is_empty() => Ok((name.to_string(), PathBuf::from(dir))),
+            _ => Err(cfg_err(format!("'{r}' is not NAME=SLS_OUTPUT_DIR"))),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let rep = crate::sls_results::SlsReport::read(&runs, args.trace.as_deref())?;
+    let first = runs.first().map(|r| r.0.clone()).ok_or_else(|| cfg_err("no SLS runs to compare"))?;
+    let baseline = args.baseline.clone().unwrap_or(first);
+    let cmp = rep.compare(&baseline)?;
+    let write = |p: &std::path::Path, text: String| {
+        std::fs::write(p, text).map_err(|e| cfg_err(format!("cannot write {}: {e}", p.display())))
+    };
+    if let Some(p) = &args.csv {
+        write(p, report::wide_csv(&cmp, "scheduler"))?;
+    }
+    if let Some(p) = &args.jobs_csv {
+        write(p, rep.comparison.jobs_csv())?;
+    }
+    if let Some(p) = &args.html {
+        let (dir, name) = match (p.extension(), p.file_name()) {
+            (Some(ext), Some(name)) if ext == "html" => {
+                let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+                (dir.to_path_buf(), name.to_string_lossy().to_string())
+            }
+            _ => (p.clone(), "index.html".to_string()),
+        };
+        report::write_file(&dir, &name, &rep.html(&baseline)?)
+            .map_err(|e| cfg_err(format!("writing the report: {e}")))?;
+    }
+    rep.text(&baseline)
 }
 
 fn policies_text(json: bool) -> String {

@@ -17,8 +17,11 @@ mod html;
 mod svg;
 mod table;
 
+pub(crate) use compare::Metrics;
 pub use compare::{compare, Better, Comparison, Row, Unit};
+pub(crate) use html::{cdf_plot, page, time_unit};
 pub use html::{html, write_html};
+pub(crate) use svg::{Axis, Draw, Plot, Series};
 pub use table::table;
 
 use crate::metrics::Summary;
@@ -147,6 +150,24 @@ pub fn write_csv(
         paths.push(write_file(dir, &format!("jobs-{name}.csv"), &jobs_csv(run, summary))?);
     }
     Ok(paths)
+}
+
+/// The comparison with one row per run: `<name>,<key>,<key>,…` (every row's key; empty
+/// where undefined).
+pub fn wide_csv(cmp: &Comparison, name: &str) -> String {
+    let mut s = csv_field(name);
+    for row in &cmp.rows {
+        let _ = write!(s, ",{}", csv_field(&row.key));
+    }
+    s.push('\n');
+    for (i, p) in cmp.policies.iter().enumerate() {
+        s.push_str(&csv_field(p));
+        for row in &cmp.rows {
+            let _ = write!(s, ",{}", row.values[i].map_or(String::new(), |x| x.to_string()));
+        }
+        s.push('\n');
+    }
+    s
 }
 
 /// Per-job CSV of one run, sorted by job id.

@@ -133,3 +133,62 @@ fn to_sls_round_trips_through_the_sls_reader() {
     let n = std::fs::read_to_string(&nodes).expect("nodes");
     assert!(n.contains("node3") && !n.contains("node4"), "{n}");
 }
+
+/// `sojourn sls-compare` over two real SLS outputs of integration/sls/tiny-trace.json
+/// (tests/data/sls: jobruntime.csv and the metrics it reads, the handle sampler cut to its
+/// last rows): a table row per scheduler, the CSVs, and a page with one plot each.
+#[test]
+fn sls_compare_reports_each_scheduler_with_plots() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sls");
+    let trace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../integration/sls/tiny-trace.json");
+    let dir = tmp("sls-compare");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let out = sojourn()
+        .args(["sls-compare", "--trace"])
+        .arg(&trace)
+        .arg("--csv")
+        .arg(dir.join("c.csv"))
+        .arg("--jobs-csv")
+        .arg(dir.join("j.csv"))
+        .arg("--html")
+        .arg(&dir)
+        .arg(format!("sojourn:fifo={}", data.join("sojourn-fifo").display()))
+        .arg(format!("capacity={}", data.join("capacity").display()))
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let header = text.lines().find(|l| l.starts_with("vs sojourn:fifo")).expect("table header");
+    assert!(header.contains("sojourn:fifo") && header.contains("capacity"), "{header}");
+    // Three jobs each; 9 tasks + 3 AMs; responses 7.012, 10.002, 18.998 s under sojourn:fifo.
+    let row = |label: &str| text.lines().find(|l| l.trim_start().starts_with(label)).expect(label).to_string();
+    assert!(row("finished").contains(" 3 ") && row("containers allocated").contains("12"), "{text}");
+    assert!(row("response p50 (s)").contains("10.00"), "{text}");
+    assert!(row("handle p99 (ms)").contains("65.87"), "{text}");
+    assert!(text.contains("| app_0003 | 2.000 | 18.998 |"), "{text}");
+    let csv = std::fs::read_to_string(dir.join("c.csv")).expect("summary csv");
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert!(lines[0].starts_with("scheduler,finished,") && lines[1].starts_with("sojourn:fifo,3,"), "{csv}");
+    assert!(std::fs::read_to_string(dir.join("j.csv")).expect("jobs csv").starts_with("job,trace_start_s,"));
+    let html = std::fs::read_to_string(dir.join("index.html")).expect("index.html");
+    for class in ["cdf", "jobs", "running"] {
+        assert_eq!(
+            html.matches(&format!("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot {class}\"")).count(),
+            1
+        );
+    }
+    assert_eq!(html.matches("<svg ").count(), 3);
+
+    // A file name for --html; a missing directory and a malformed pair are named.
+    let page = dir.join("sls.html");
+    let capacity = format!("x={}", data.join("capacity").display());
+    let out = sojourn().args(["sls-compare", "--html"]).arg(&page).arg(capacity).output().expect("run");
+    assert!(out.status.success() && page.exists());
+    let out = sojourn().args(["sls-compare", "a=/nonexistent/sls"]).output().expect("run");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/sls/jobruntime.csv"));
+    let out = sojourn().args(["sls-compare", "just-a-dir"]).output().expect("run");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("'just-a-dir' is not NAME=SLS_OUTPUT_DIR"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

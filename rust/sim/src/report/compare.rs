@@ -3,7 +3,7 @@
 //! the JSON and the HTML page all show these rows.
 
 use crate::engine::SimError;
-use crate::metrics::{Dist, JobFigures, Summary};
+use crate::metrics::{Dist, JobFigures, Summary, Utilization};
 use crate::run::RunResult;
 use serde::{Deserialize, Serialize};
 
@@ -71,42 +71,63 @@ impl Comparison {
 pub fn compare(baseline: &str, runs: &[(RunResult, Summary)]) -> Result<Comparison, SimError> {
     let policies: Vec<String> = runs.iter().map(|(_, s)| s.policy.clone()).collect();
     let Some(b) = policies.iter().position(|p| p == baseline) else {
-        return Err(SimError::Config(format!(
-            "baseline policy '{baseline}' is not among the runs ({})",
-            policies.join(", ")
-        )));
+        return Err(baseline_missing(baseline, &policies));
     };
-    for (i, p) in policies.iter().enumerate() {
-        if policies[..i].contains(p) {
-            return Err(SimError::Config(format!("two runs are named '{p}'; give each run a distinct name")));
-        }
-    }
     if let Some((_, s)) = runs.iter().find(|(_, s)| s.classes != runs[b].1.classes) {
         return Err(SimError::Config(format!(
             "runs '{}' and '{baseline}' split jobs into different classes ({} vs {})",
             s.policy, s.classes, runs[b].1.classes
         )));
     }
-    let lists: Vec<Vec<Metric>> = runs.iter().map(|(_, s)| metrics_of(s)).collect();
-    let rows = (0..lists.first().map_or(0, Vec::len))
-        .map(|i| {
-            let m = &lists[0][i];
-            let values: Vec<Option<f64>> = lists.iter().map(|l| l[i].value).collect();
-            let ratios = values.iter().map(|&v| ratio(v, values[b])).collect();
-            Row {
-                key: m.key.clone(),
-                section: m.section.clone(),
-                label: m.label.clone(),
-                unit: m.unit,
-                better: m.better,
-                in_table: m.in_table,
-                wall_clock: m.wall_clock,
-                values,
-                ratios,
+    let lists = runs.iter().map(|(_, s)| metrics_of(s)).collect();
+    Comparison::of_metrics(baseline, policies, lists)
+}
+
+fn baseline_missing(baseline: &str, policies: &[String]) -> SimError {
+    SimError::Config(format!("baseline policy '{baseline}' is not among the runs ({})", policies.join(", ")))
+}
+
+impl Comparison {
+    /// The rows of runs named `policies` (distinct, `baseline` among them),
+    /// each described by its [`Metrics`]: the same keys in the same order.
+    pub(crate) fn of_metrics(
+        baseline: &str,
+        policies: Vec<String>,
+        lists: Vec<Metrics>,
+    ) -> Result<Comparison, SimError> {
+        let Some(b) = policies.iter().position(|p| p == baseline) else {
+            return Err(baseline_missing(baseline, &policies));
+        };
+        for (i, p) in policies.iter().enumerate() {
+            if policies[..i].contains(p) {
+                return Err(SimError::Config(format!("two runs are named '{p}'; give each run a distinct name")));
             }
-        })
-        .collect();
-    Ok(Comparison { baseline: baseline.to_string(), policies, rows })
+        }
+        let first = lists.first().map_or(&[][..], |l| &l.0[..]);
+        if let Some(l) = lists.iter().find(|l| l.0.len() != first.len()) {
+            return Err(SimError::Config(format!("runs have {} and {} metrics", first.len(), l.0.len())));
+        }
+        let rows = first
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let values: Vec<Option<f64>> = lists.iter().map(|l| l.0[i].value).collect();
+                let ratios = values.iter().map(|&v| ratio(v, values[b])).collect();
+                Row {
+                    key: m.key.clone(),
+                    section: m.section.clone(),
+                    label: m.label.clone(),
+                    unit: m.unit,
+                    better: m.better,
+                    in_table: m.in_table,
+                    wall_clock: m.wall_clock,
+                    values,
+                    ratios,
+                }
+            })
+            .collect();
+        Ok(Comparison { baseline: baseline.to_string(), policies, rows })
+    }
 }
 
 fn ratio(v: Option<f64>, base: Option<f64>) -> Option<f64> {
@@ -121,7 +142,7 @@ fn ratio(v: Option<f64>, base: Option<f64>) -> Option<f64> {
 /// A statistic of a distribution: name, getter, shown in tables.
 type Stat = (&'static str, fn(&Dist) -> f64, bool);
 
-struct Metric {
+pub(crate) struct Metric {
     key: String,
     section: String,
     label: String,
@@ -132,44 +153,67 @@ struct Metric {
     value: Option<f64>,
 }
 
-/// The metrics of one summary, in display order. Same classes → same rows.
-fn metrics_of(s: &Summary) -> Vec<Metric> {
-    let mut out = Vec::new();
-    let mut add = |sec: &str, key: String, label: &str, unit: Unit, better: Better, table: bool, value: Option<f64>| {
-        out.push(Metric {
+/// The metrics of one run, in display order: what [`Comparison::of_metrics`] turns into rows.
+#[derive(Default)]
+pub(crate) struct Metrics(Vec<Metric>);
+
+impl Metrics {
+    /// One metric; `table`: shown in the terminal and HTML tables.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn add(
+        &mut self,
+        section: &str,
+        key: impl Into<String>,
+        label: &str,
+        unit: Unit,
+        better: Better,
+        table: bool,
+        value: Option<f64>,
+    ) {
+        let key = key.into();
+        self.0.push(Metric {
             wall_clock: WALL_CLOCK_KEYS.contains(&key.as_str()),
             key,
-            section: sec.to_string(),
+            section: section.to_string(),
             label: label.to_string(),
             unit,
             better,
             in_table: table,
             value,
         });
-    };
+    }
+
+    /// Mean, p50, p90, p99 (in tables) and max (files only) of `d`, lower is
+    /// better: keys `{prefix}.{name}.{stat}`, labels `{label} {stat}{unit}`.
+    pub(crate) fn dist(&mut self, section: &str, prefix: &str, name: &str, label: &str, unit: &str, d: Option<&Dist>) {
+        let stats: [Stat; 5] = [
+            ("mean", |d| d.mean, true),
+            ("p50", |d| d.p50, true),
+            ("p90", |d| d.p90, true),
+            ("p99", |d| d.p99, true),
+            ("max", |d| d.max, false),
+        ];
+        for (stat, get, table) in stats {
+            let key = format!("{prefix}.{name}.{stat}");
+            self.add(section, key, &format!("{label} {stat}{unit}"), Unit::Number, Better::Lower, table, d.map(get));
+        }
+    }
+}
+
+/// The metrics of one summary, in display order. Same classes → same rows.
+fn metrics_of(s: &Summary) -> Metrics {
+    let mut m = Metrics::default();
     use Better::*;
     use Unit::*;
-    add("jobs", "finished".into(), "finished", Count, Higher, true, Some(s.finished as f64));
-    add("jobs", "unfinished".into(), "unfinished", Count, Lower, true, Some(s.unfinished as f64));
-    add("jobs", "makespan_s".into(), "makespan (s)", Number, Lower, true, Some(s.makespan_s));
+    m.add("jobs", "finished", "finished", Count, Higher, true, Some(s.finished as f64));
+    m.add("jobs", "unfinished", "unfinished", Count, Lower, true, Some(s.unfinished as f64));
+    m.add("jobs", "makespan_s", "makespan (s)", Number, Lower, true, Some(s.makespan_s));
     let mut figures = |sec: &str, prefix: &str, f: &JobFigures, with_jobs: bool| {
         if with_jobs {
-            add(sec, format!("{prefix}.jobs"), "jobs", Count, Neither, true, Some(f.jobs as f64));
+            m.add(sec, format!("{prefix}.jobs"), "jobs", Count, Neither, true, Some(f.jobs as f64));
         }
-        for (name, label, d) in [("response_s", "response", &f.response_s), ("slowdown", "slowdown", &f.slowdown)] {
-            let unit = if name == "response_s" { " (s)" } else { "" };
-            let stats: [Stat; 5] = [
-                ("mean", |d| d.mean, true),
-                ("p50", |d| d.p50, true),
-                ("p90", |d| d.p90, true),
-                ("p99", |d| d.p99, true),
-                ("max", |d| d.max, false),
-            ];
-            for (stat, get, table) in stats {
-                let label = format!("{label} {stat}{unit}");
-                add(sec, format!("{prefix}.{name}.{stat}"), &label, Number, Lower, table, d.as_ref().map(get));
-            }
-        }
+        m.dist(sec, prefix, "response_s", "response", " (s)", f.response_s.as_ref());
+        m.dist(sec, prefix, "slowdown", "slowdown", "", f.slowdown.as_ref());
     };
     figures("all jobs", "all", &s.all, false);
     for c in &s.by_class {
@@ -178,25 +222,35 @@ fn metrics_of(s: &Summary) -> Vec<Metric> {
     let u = &s.utilization;
     let p = &s.preemptions;
     let cl = "cluster";
-    add(cl, "util.memory.mean".into(), "memory used, mean", Percent, Higher, true, Some(u.mean_memory));
-    add(cl, "util.memory.max".into(), "memory used, max", Percent, Higher, false, Some(u.max_memory));
-    add(cl, "util.vcores.mean".into(), "vcores used, mean", Percent, Higher, true, Some(u.mean_vcores));
-    add(cl, "util.vcores.max".into(), "vcores used, max", Percent, Higher, false, Some(u.max_vcores));
-    add(cl, "fairness.mean".into(), "fairness (Jain), mean", Number, Higher, true, s.fairness_mean);
-    add(cl, "preempt.kill".into(), "preemptions, kill", Count, Lower, true, Some(p.kill as f64));
-    add(cl, "preempt.suspend".into(), "preemptions, suspend", Count, Lower, true, Some(p.suspend as f64));
-    add(cl, "lost_work_s".into(), "lost work (s)", Number, Lower, true, Some(p.lost_work_s));
-    add(cl, "lost_work_frac".into(), "lost work / work", Percent, Lower, false, Some(p.lost_work_frac));
+    m.utilization(Some(u));
+    m.add(cl, "fairness.mean", "fairness (Jain), mean", Number, Higher, true, s.fairness_mean);
+    m.add(cl, "preempt.kill", "preemptions, kill", Count, Lower, true, Some(p.kill as f64));
+    m.add(cl, "preempt.suspend", "preemptions, suspend", Count, Lower, true, Some(p.suspend as f64));
+    m.add(cl, "lost_work_s", "lost work (s)", Number, Lower, true, Some(p.lost_work_s));
+    m.add(cl, "lost_work_frac", "lost work / work", Percent, Lower, false, Some(p.lost_work_frac));
     let c = &s.cost;
     let w = c.wall;
     let sc = "scheduler cost";
-    add(sc, "cost.core_events".into(), "core events", Count, Lower, true, Some(c.core_events as f64));
-    add(sc, "cost.task_events".into(), "task events", Count, Neither, false, Some(c.task_events as f64));
-    add(sc, "cost.core_us_per_event".into(), "core µs / event", Number, Lower, true, w.map(|w| w.core_us_per_event));
-    add(sc, "cost.core_ms".into(), "core time (ms)", Number, Lower, true, w.map(|w| w.core_ms));
-    add(sc, "cost.wall_s".into(), "wall time (s)", Number, Lower, true, w.map(|w| w.wall_ms / 1000.0));
-    add(sc, "cost.task_events_per_s".into(), "task events / s", Number, Higher, true, w.map(|w| w.task_events_per_s));
-    out
+    m.add(sc, "cost.core_events", "core events", Count, Lower, true, Some(c.core_events as f64));
+    m.add(sc, "cost.task_events", "task events", Count, Neither, false, Some(c.task_events as f64));
+    m.add(sc, "cost.core_us_per_event", "core µs / event", Number, Lower, true, w.map(|w| w.core_us_per_event));
+    m.add(sc, "cost.core_ms", "core time (ms)", Number, Lower, true, w.map(|w| w.core_ms));
+    m.add(sc, "cost.wall_s", "wall time (s)", Number, Lower, true, w.map(|w| w.wall_ms / 1000.0));
+    m.add(sc, "cost.task_events_per_s", "task events / s", Number, Higher, true, w.map(|w| w.task_events_per_s));
+    m
+}
+
+impl Metrics {
+    /// Mean and max memory and vcores used, in the "cluster" section (undefined without samples).
+    pub(crate) fn utilization(&mut self, u: Option<&Utilization>) {
+        use Better::Higher;
+        use Unit::Percent;
+        let cl = "cluster";
+        self.add(cl, "util.memory.mean", "memory used, mean", Percent, Higher, true, u.map(|u| u.mean_memory));
+        self.add(cl, "util.memory.max", "memory used, max", Percent, Higher, false, u.map(|u| u.max_memory));
+        self.add(cl, "util.vcores.mean", "vcores used, mean", Percent, Higher, true, u.map(|u| u.mean_vcores));
+        self.add(cl, "util.vcores.max", "vcores used, max", Percent, Higher, false, u.map(|u| u.max_vcores));
+    }
 }
 
 const WALL_CLOCK_KEYS: [&str; 4] = ["cost.core_us_per_event", "cost.core_ms", "cost.wall_s", "cost.task_events_per_s"];

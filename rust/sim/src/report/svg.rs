@@ -23,6 +23,8 @@ pub(crate) fn style(i: usize) -> (&'static str, &'static str) {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Scale {
     Linear,
+    /// Linear, with ticks on whole numbers only (items counted: jobs, runs).
+    Whole,
     Log,
 }
 
@@ -54,10 +56,15 @@ impl Axis {
         Axis { label: label.into(), lo, hi, scale: Scale::Linear }
     }
 
+    /// A linear axis whose ticks fall on whole numbers.
+    pub fn whole(label: &str, lo: f64, hi: f64) -> Axis {
+        Axis { scale: Scale::Whole, ..Axis::linear(label, lo, hi) }
+    }
+
     /// Position in [0, 1] of `v` (clamped: log axes put non-positive values at 0).
     fn frac(&self, v: f64) -> f64 {
         let f = match self.scale {
-            Scale::Linear => (v - self.lo) / (self.hi - self.lo),
+            Scale::Linear | Scale::Whole => (v - self.lo) / (self.hi - self.lo),
             Scale::Log if v <= 0.0 => 0.0,
             Scale::Log => (v.log10() - self.lo.log10()) / (self.hi.log10() - self.lo.log10()),
         };
@@ -82,11 +89,14 @@ impl Axis {
                 }
                 t
             }
-            Scale::Linear => {
+            Scale::Linear | Scale::Whole => {
                 let raw = (self.hi - self.lo) / 6.0;
+                let (raw, steps): (f64, &[f64]) = match self.scale {
+                    Scale::Whole => (raw.max(1.0), &[1.0, 2.0, 5.0, 10.0]),
+                    _ => (raw, &[1.0, 2.0, 2.5, 5.0, 10.0]),
+                };
                 let mag = 10f64.powi(raw.log10().floor() as i32);
-                let step =
-                    [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw * 0.999).unwrap_or(mag);
+                let step = steps.iter().map(|m| m * mag).find(|s| *s >= raw * 0.999).unwrap_or(mag);
                 let first = (self.lo / step).ceil() as i64;
                 (first..)
                     .map(|k| k as f64 * step)
@@ -118,14 +128,24 @@ pub(crate) struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
+/// How a series' points are joined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Draw {
+    /// Straight segments.
+    Line,
+    /// A staircase (for CDFs).
+    Step,
+    /// A dot per point, not joined (per-item values).
+    Dots,
+}
+
 pub(crate) struct Plot {
     pub title: String,
     /// CSS class of the `<svg>` (e.g. `cdf`).
     pub class: &'static str,
     pub x: Axis,
     pub y: Axis,
-    /// Draw as a staircase (for CDFs) instead of straight segments.
-    pub step: bool,
+    pub draw: Draw,
     pub series: Vec<Series>,
 }
 
@@ -161,15 +181,17 @@ impl Plot {
                 if !end && (x - lx).abs() < 0.75 && (y - ly).abs() < 0.75 {
                     continue;
                 }
-                if self.step {
-                    let _ = write!(d, "H{x:.1}V{y:.1}");
-                } else {
-                    let _ = write!(d, "L{x:.1},{y:.1}");
-                }
-            } else if self.step {
-                let _ = write!(d, "M{x:.1},{BOTTOM:.1}V{y:.1}");
+                let _ = match self.draw {
+                    Draw::Step => write!(d, "H{x:.1}V{y:.1}"),
+                    Draw::Line => write!(d, "L{x:.1},{y:.1}"),
+                    Draw::Dots => write!(d, "M{x:.1},{y:.1}h0"),
+                };
             } else {
-                let _ = write!(d, "M{x:.1},{y:.1}");
+                let _ = match self.draw {
+                    Draw::Step => write!(d, "M{x:.1},{BOTTOM:.1}V{y:.1}"),
+                    Draw::Line => write!(d, "M{x:.1},{y:.1}"),
+                    Draw::Dots => write!(d, "M{x:.1},{y:.1}h0"),
+                };
             }
             last = Some((x, y));
         }
@@ -227,19 +249,23 @@ impl Plot {
             esc(&self.y.label)
         );
         // Curves, then the legend.
+        let class = if self.draw == Draw::Dots { "series dots" } else { "series" };
+        // Colour and dash attribute; a dash pattern could hide a dot, so dots go by colour alone.
+        let stroke = |i: usize| match style(i) {
+            (color, dash) if dash.is_empty() || self.draw == Draw::Dots => (color, String::new()),
+            (color, dash) => (color, format!(r#" stroke-dasharray="{dash}""#)),
+        };
         for (i, series) in self.series.iter().enumerate() {
-            let (color, dash) = style(i);
-            let dash = if dash.is_empty() { String::new() } else { format!(r#" stroke-dasharray="{dash}""#) };
+            let (color, dash) = stroke(i);
             let _ = writeln!(
                 s,
-                r#"<path class="series" d="{}" stroke="{color}"{dash}><title>{}</title></path>"#,
+                r#"<path class="{class}" d="{}" stroke="{color}"{dash}><title>{}</title></path>"#,
                 self.path_data(&series.points),
                 esc(&series.name)
             );
         }
         for (i, series) in self.series.iter().enumerate() {
-            let (color, dash) = style(i);
-            let dash = if dash.is_empty() { String::new() } else { format!(r#" stroke-dasharray="{dash}""#) };
+            let (color, dash) = stroke(i);
             let y = TOP + 10.0 + 18.0 * i as f64;
             let x = RIGHT + 12.0;
             let _ = writeln!(
@@ -271,6 +297,10 @@ mod tests {
         let lin: Vec<String> = Axis::linear("y", 0.0, 1.0).ticks().iter().map(|t| fmt_tick(t.0)).collect();
         assert_eq!(lin, ["0", "0.2", "0.4", "0.6", "0.8", "1"]);
         assert_eq!(fmt_tick(20_000.0), "20k");
+        let whole: Vec<String> = Axis::whole("job", 0.0, 3.0).ticks().iter().map(|t| fmt_tick(t.0)).collect();
+        assert_eq!(whole, ["0", "1", "2", "3"]);
+        let whole: Vec<String> = Axis::whole("job", 0.0, 14.0).ticks().iter().map(|t| fmt_tick(t.0)).collect();
+        assert_eq!(whole, ["0", "5", "10"]);
         assert_eq!(esc("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
         assert_ne!(style(0), style(8));
     }
@@ -283,7 +313,7 @@ mod tests {
             class: "cdf",
             x: Axis::log_around("x", pts.iter().map(|p| p.0)),
             y: Axis::linear("F", 0.0, 1.0),
-            step: true,
+            draw: Draw::Step,
             series: vec![Series { name: "a".into(), points: pts }],
         };
         let d = plot.path_data(&plot.series[0].points);

@@ -68,21 +68,33 @@ public class SlsCompareTest {
       assertEquals(s + ": finished jobs in " + csv + ": " + apps, JOBS, apps.size());
     }
 
+    // sojourn sls-compare: comparison.csv has a row per scheduler, a column per metric.
     List<String> summary = Files.readAllLines(new File(out, "comparison.csv").toPath(),
         StandardCharsets.UTF_8);
     assertEquals("comparison.csv: header + one row per scheduler: " + summary,
         1 + SCHEDULERS.size(), summary.size());
+    List<String> columns = Arrays.asList(summary.get(0).split(",", -1));
+    int finished = columns.indexOf("finished");
+    int mean = columns.indexOf("all.response_s.mean");
+    int containers = columns.indexOf("containers.allocated");
+    assertTrue(summary.get(0), finished > 0 && mean > 0 && containers > 0);
     for (int i = 0; i < SCHEDULERS.size(); i++) {
       String[] f = summary.get(i + 1).split(",", -1);
       assertEquals(SCHEDULERS.get(i), f[0]);
-      assertEquals(summary.get(i + 1), String.valueOf(JOBS), f[1]);
-      assertTrue(summary.get(i + 1), Double.parseDouble(f[2]) > 0); // mean response (s)
+      assertEquals(summary.get(i + 1), String.valueOf(JOBS), f[finished]);
+      assertTrue(summary.get(i + 1), Double.parseDouble(f[mean]) > 0);
+      // 9 tasks + one AM per job
+      assertEquals(summary.get(i + 1), String.valueOf(9 + JOBS), f[containers]);
     }
-    String md = new String(Files.readAllBytes(new File(out, "comparison.md").toPath()),
+    String table = new String(Files.readAllBytes(new File(out, "comparison.txt").toPath()),
         StandardCharsets.UTF_8);
+    assertTrue(table, table.contains("vs " + SCHEDULERS.get(0)));
     for (String s : SCHEDULERS) {
-      assertTrue(md, md.contains("| " + s + " | " + JOBS + " |"));
+      assertTrue(table, table.contains(s));
     }
+    String html = new String(Files.readAllBytes(new File(out, "index.html").toPath()),
+        StandardCharsets.UTF_8);
+    assertEquals(html, 3, html.split("<svg ", -1).length - 1);
   }
 
   private static void deleteTree(File f) throws IOException {
