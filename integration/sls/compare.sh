@@ -84,6 +84,17 @@ free_port() {
   echo 10001
 }
 
+# "queue capacity" lines: the trace's queues share 100% equally (the last takes the rounding).
+queue_caps() {
+  local i=0 cap
+  for q in $queues; do
+    i=$((i + 1))
+    if [ $i -lt $nq ]; then cap=$(awk -v n=$nq 'BEGIN{printf "%.2f", int(10000/n)/100}'); else
+      cap=$(awk -v n=$nq 'BEGIN{printf "%.2f", 100 - (n-1)*int(10000/n)/100}'); fi
+    echo "$q $cap"
+  done
+}
+
 write_conf() { # $1 = scheduler spec, $2 = conf dir
   local spec=$1 conf=$2 cls
   mkdir -p "$conf"
@@ -105,16 +116,20 @@ write_conf() { # $1 = scheduler spec, $2 = conf dir
     prop yarn.scheduler.fair.assignmultiple true
     prop yarn.scheduler.sojourn.policy "${spec#sojourn:}"
     prop yarn.scheduler.sojourn.queue.root.queues "$(echo $queues | tr ' ' ',')"
+    # Sojourn's capacity policy gets the CapacityScheduler's queues below.
+    prop yarn.scheduler.sojourn.capacity.queue.root.queues "$(echo $queues | tr ' ' ',')"
+    queue_caps | while read -r q cap; do
+      prop "yarn.scheduler.sojourn.capacity.queue.root.$q.capacity" "$cap"
+      prop "yarn.scheduler.sojourn.capacity.queue.root.$q.maximum_capacity" 100
+      prop "yarn.scheduler.sojourn.capacity.queue.root.$q.user_limit_factor" 100
+    done
+    prop yarn.scheduler.sojourn.capacity.maximum_am_resource_percent 0.5
     echo '</configuration>'
   } > "$conf/yarn-site.xml"
   {
     echo '<?xml version="1.0"?><configuration>'
     prop yarn.scheduler.capacity.root.queues "$(echo $queues | tr ' ' ',')"
-    local i=0 cap
-    for q in $queues; do
-      i=$((i + 1))
-      if [ $i -lt $nq ]; then cap=$(awk -v n=$nq 'BEGIN{printf "%.2f", int(10000/n)/100}'); else
-        cap=$(awk -v n=$nq 'BEGIN{printf "%.2f", 100 - (n-1)*int(10000/n)/100}'); fi
+    queue_caps | while read -r q cap; do
       prop "yarn.scheduler.capacity.root.$q.capacity" "$cap"
       prop "yarn.scheduler.capacity.root.$q.maximum-capacity" 100
       prop "yarn.scheduler.capacity.root.$q.user-limit-factor" 100
