@@ -220,31 +220,6 @@ impl SlsComparison {
         keys.into_iter().map(|((_, key), start)| (key, start)).collect()
     }
 
-    /// One row per scheduler: `scheduler,jobs,mean_s,p50_s,p90_s,p99_s,max_s,makespan_s,allocate_calls_per_s,handle_p99_ms`.
-    pub fn summary_csv(&self) -> String {
-        let mut s = String::from(
-            "scheduler,jobs,mean_s,p50_s,p90_s,p99_s,max_s,makespan_s,allocate_calls_per_s,handle_p99_ms\n",
-        );
-        for r in &self.runs {
-            let d = r.response();
-            let _ = writeln!(
-                s,
-                "{},{},{},{},{},{},{},{},{},{}",
-                r.name,
-                r.jobs.len(),
-                opt(d.map(|d| d.mean), 3),
-                opt(d.map(|d| d.p50), 3),
-                opt(d.map(|d| d.p90), 3),
-                opt(d.map(|d| d.p99), 3),
-                opt(d.map(|d| d.max), 3),
-                opt(r.makespan_s(), 3),
-                opt(r.allocate_calls_per_s, 2),
-                opt(r.handle_p99_ms, 3),
-            );
-        }
-        s
-    }
-
     /// One row per job: `job,trace_start_s,<scheduler>_response_s,…` (empty where a job did not finish).
     pub fn jobs_csv(&self) -> String {
         let mut s = String::from("job,trace_start_s");
@@ -292,23 +267,6 @@ impl SlsComparison {
         (!dups.is_empty())
             .then(|| format!("Repeated jobruntime.csv rows dropped (first finish kept): {}.", dups.join(", ")))
     }
-
-    /// The summary and per-job tables, in markdown.
-    pub fn markdown(&self) -> String {
-        let mut s = String::from(
-            "| scheduler | jobs | mean (s) | p50 (s) | p90 (s) | p99 (s) | max (s) | makespan (s) | allocate calls/s | handle p99 (ms) |\n\
-             |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-        );
-        for line in self.summary_csv().lines().skip(1) {
-            let _ = writeln!(s, "| {} |", line.split(',').collect::<Vec<_>>().join(" | "));
-        }
-        s.push_str("\nResponse time per job (s):\n\n");
-        s.push_str(&self.jobs_markdown());
-        if let Some(note) = self.duplicates_note() {
-            let _ = writeln!(s, "\n{note}");
-        }
-        s
-    }
 }
 
 /// Reads each `(scheduler name, SLS output dir)` run.
@@ -318,11 +276,6 @@ pub fn read_sls_runs(dirs: &[(String, PathBuf)]) -> Result<SlsComparison, SimErr
     }
     let runs = dirs.iter().map(|(n, d)| read_sls_run(n, d)).collect::<Result<Vec<_>, _>>()?;
     Ok(SlsComparison { runs })
-}
-
-/// The comparison of SLS runs of one trace, as markdown (summary table, then per-job table).
-pub fn compare_sls_runs(dirs: &[(String, PathBuf)]) -> Result<String, SimError> {
-    Ok(read_sls_runs(dirs)?.markdown())
 }
 
 /// A Codahale `variable.*.csv` gauge (`t,value`, t in epoch seconds) as `(t, value)` rows;
@@ -712,16 +665,13 @@ mod tests {
         let c = SlsComparison {
             runs: vec![run("sojourn:fifo", &[(1, 4000), (2, 6000), (3, 8000)]), run("fair", &[(1, 5000), (3, 7000)])],
         };
-        let summary = c.summary_csv();
-        let rows: Vec<&str> = summary.lines().collect();
-        assert_eq!(rows.len(), 3);
-        assert_eq!(rows[1], "sojourn:fifo,3,6.000,6.000,8.000,8.000,8.000,10.000,2.50,");
-        assert_eq!(rows[2], "fair,2,6.000,5.000,7.000,7.000,7.000,9.000,2.50,");
+        let d = c.runs[0].response().unwrap();
+        assert_eq!((d.n, d.mean, d.p50, d.p90, d.max), (3, 6.0, 6.0, 8.0, 8.0));
+        assert_eq!(c.runs[1].makespan_s(), Some(9.0));
         let jobs = c.jobs_csv();
         assert_eq!(jobs.lines().next(), Some("job,trace_start_s,sojourn:fifo_response_s,fair_response_s"));
         assert!(jobs.contains("app_0002,2.000,6.000,\n"), "{jobs}");
-        let md = c.markdown();
-        assert!(md.contains("| sojourn:fifo | 3 | 6.000 |"), "{md}");
+        let md = c.jobs_markdown();
         assert!(md.contains("| app_0002 | 2.000 | 6.000 | — |"), "{md}");
     }
 
@@ -732,14 +682,16 @@ mod tests {
         std::fs::create_dir_all(a.join("metrics")).unwrap();
         std::fs::write(a.join("jobruntime.csv"), JOBRUNTIME).unwrap();
         std::fs::write(a.join("metrics/counter.scheduler.operation.allocate.csv"), "t,count\n1,1\n3,5\n").unwrap();
-        let md = compare_sls_runs(&[("sojourn:fifo".to_string(), a.clone())]).unwrap();
-        assert!(md.contains("| sojourn:fifo | 3 |"), "{md}");
-        assert!(md.contains("sojourn:fifo 1"), "{md}");
-        let c = read_sls_runs(&[("x".to_string(), a)]).unwrap();
+        let c = read_sls_runs(&[("sojourn:fifo".to_string(), a)]).unwrap();
+        assert_eq!(c.runs[0].jobs.len(), 3);
+        assert_eq!(
+            c.duplicates_note().as_deref(),
+            Some("Repeated jobruntime.csv rows dropped (first finish kept): sojourn:fifo 1.")
+        );
         assert_eq!(c.runs[0].allocate_calls_per_s, Some(2.0));
-        let e = compare_sls_runs(&[("y".to_string(), base.join("missing"))]).unwrap_err().to_string();
+        let e = read_sls_runs(&[("y".to_string(), base.join("missing"))]).err().unwrap().to_string();
         assert!(e.contains("jobruntime.csv"), "{e}");
-        assert!(compare_sls_runs(&[]).is_err());
+        assert!(read_sls_runs(&[]).is_err());
         let _ = std::fs::remove_dir_all(base);
     }
     /// A temporary SLS output directory holding `files` (path under it, contents).
