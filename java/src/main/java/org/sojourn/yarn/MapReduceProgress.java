@@ -45,8 +45,9 @@ import org.slf4j.LoggerFactory;
  * [0, 1], when it differs from the last round's. Nothing here takes the
  * scheduler's lock.
  *
- * <p>An AM that answers 404 or something other than the jobs JSON is not a
- * MapReduce AM: it is skipped silently (DEBUG). Other failures (refused,
+ * <p>An AM whose jobs list answers 404 or something other than the jobs JSON
+ * is not a MapReduce AM: it is skipped silently (DEBUG); below the jobs list,
+ * such an answer skips only that job or task (it may have just gone away). Other failures (refused,
  * timed out, HTTP errors) are logged at DEBUG, and once per application as a
  * WARN after {@value #WARN_AFTER_FAILURES} failed rounds in a row (an AM that
  * is just starting or ending fails a round or two).
@@ -220,11 +221,26 @@ final class MapReduceProgress {
     }
     for (String job : runningIds(jobs, "jobs", "job")) {
       String tasksUrl = jobsUrl + "/" + segment(job) + "/tasks";
-      for (String task : runningIds(get(tasksUrl, timeoutMs), "tasks", "task")) {
-        out.putAll(attemptProgress(get(tasksUrl + "/" + segment(task) + "/attempts", timeoutMs)));
+      JsonNode tasks = getOrSkip(tasksUrl, timeoutMs);
+      for (String task : runningIds(tasks, "tasks", "task")) {
+        out.putAll(attemptProgress(getOrSkip(tasksUrl + "/" + segment(task) + "/attempts", timeoutMs)));
       }
     }
     return out;
+  }
+
+  /**
+   * Below the jobs list, an AM already known to be a MapReduce AM: a 404 or
+   * an odd answer (e.g. a job or task that just went away) skips that one
+   * item (an empty answer); other failures still fail the round.
+   */
+  private static JsonNode getOrSkip(String url, int timeoutMs) throws IOException {
+    try {
+      return get(url, timeoutMs);
+    } catch (NotMapReduce e) {
+      LOG.debug("sojourn: skipping {}: {}", url, e.getMessage());
+      return Protocol.JSON.createObjectNode();
+    }
   }
 
   /**

@@ -174,6 +174,14 @@ public class MapReduceProgressTest extends SojournTestBase {
     }
   }
 
+  @Test
+  public void aTaskThatWentAwayMeanwhileIsSkippedNotTheWholeAm() throws Exception {
+    Map<String, String> am = fakeMapReduceAm();
+    am.remove("/ws/v1/mapreduce/jobs/" + JOB + "/tasks/task_1700000000000_0001_r_000000/attempts");
+    String base = serve(am, 200);
+    assertEquals(Collections.singletonMap(C1, 0.425), MapReduceProgress.read(base, 2000));
+  }
+
   /** Why a fake AM serving {@code answers} is not read as a MapReduce AM. */
   private String notMapReduce(Map<String, String> answers) throws IOException {
     stopServer();
