@@ -177,8 +177,9 @@ pub enum Event {
         container: ContainerId,
         outcome: Outcome,
     },
-    /// A suspended container is running again, or a suspension took effect.
-    /// (Sent only by drivers whose suspend/resume is asynchronous.)
+    /// A running container's progress in [0, 1], as the driver reads it (the
+    /// YARN shim from MapReduce AMs, the simulator from task durations);
+    /// hfsp's Δ rule sizes training tasks from it.
     ContainerProgress {
         container: ContainerId,
         progress: f64,

@@ -144,6 +144,11 @@ final class Protocol {
     return event("container_completed").put("container", container).put("outcome", outcome);
   }
 
+  /** A running container's progress, in [0, 1]. */
+  static ObjectNode containerProgress(long container, double progress) {
+    return event("container_progress").put("container", container).put("progress", progress);
+  }
+
   static ObjectNode rejected(JsonNode decision, String reason) {
     ObjectNode o = event("rejected");
     o.set("decision", decision);

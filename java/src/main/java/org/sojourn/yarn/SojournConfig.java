@@ -42,12 +42,18 @@ final class SojournConfig {
   static final String DEFAULT_SUSPEND = "kill";
   static final List<String> SUSPEND_MODES =
       Collections.unmodifiableList(Protocol.list("agent", "kill", "reject"));
+  /**
+   * Every this many ms, read the progress of running MapReduce tasks from their
+   * AMs' REST API and pass it to the policy (hfsp's Δ rule); 0: off.
+   */
+  static final String AM_PROGRESS_MS = PREFIX + "am-progress.interval-ms";
+  static final long DEFAULT_AM_PROGRESS_MS = 0;
   /** Queue tree and ACLs: {@code queue.<path>.queues}, {@code queue.<path>.acl_*}. */
   static final String QUEUE = PREFIX + "queue.";
 
   private static final List<String> OWN = Collections.unmodifiableList(
       Protocol.list("policy", "seed", "preemption.grace-ms", "record.path", "tick-ms",
-          "suspend"));
+          "suspend", "am-progress.interval-ms"));
 
   final String policy;
   final Map<String, String> params;
@@ -57,10 +63,12 @@ final class SojournConfig {
   final long tickMs;
   /** agent, kill or reject: see {@link #SUSPEND}. */
   final String suspend;
+  /** See {@link #AM_PROGRESS_MS}; 0: off. */
+  final long amProgressMs;
   final QueueTree.Spec queues;
 
   private SojournConfig(String policy, Map<String, String> params, long seed, long graceMs,
-      String recordPath, long tickMs, String suspend, QueueTree.Spec queues) {
+      String recordPath, long tickMs, String suspend, long amProgressMs, QueueTree.Spec queues) {
     this.policy = policy;
     this.params = params;
     this.seed = seed;
@@ -68,6 +76,7 @@ final class SojournConfig {
     this.recordPath = recordPath;
     this.tickMs = tickMs;
     this.suspend = suspend;
+    this.amProgressMs = amProgressMs;
     this.queues = queues;
   }
 
@@ -128,8 +137,9 @@ final class SojournConfig {
       throw new IllegalArgumentException("sojourn: " + SUSPEND + "='" + suspend
           + "' is not one of " + String.join(", ", SUSPEND_MODES));
     }
+    long amProgress = longAtLeast(conf, AM_PROGRESS_MS, DEFAULT_AM_PROGRESS_MS, 0);
     return new SojournConfig(policy, params, seed, grace, record.isEmpty() ? null : record, tick,
-        suspend, QueueTree.Spec.read(conf));
+        suspend, amProgress, QueueTree.Spec.read(conf));
   }
 
   private static long longAtLeast(Configuration conf, String key, long dflt, long min) {

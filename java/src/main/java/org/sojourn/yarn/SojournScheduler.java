@@ -140,6 +140,14 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
 
   /** Protocol events waiting for the next entry into the core. */
   private final ConcurrentLinkedDeque<ObjectNode> pending = new ConcurrentLinkedDeque<>();
+  /**
+   * The latest task progress read from MapReduce AMs, by core container id,
+   * waiting for the next entry into the core (a newer reading replaces one not
+   * yet sent).
+   */
+  private final ConcurrentHashMap<Long, Double> progressPending = new ConcurrentHashMap<>();
+  /** Reads task progress from MapReduce AMs; null when off. */
+  private MapReduceProgress amProgress;
   /** Attempts whose requests changed, with the request priorities touched. */
   private final ConcurrentHashMap<ApplicationAttemptId, Set<Integer>> dirtyAsks =
       new ConcurrentHashMap<>();
@@ -179,6 +187,7 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
   private final AtomicLong preemptionKills = new AtomicLong();
   private final AtomicLong suspensions = new AtomicLong();
   private final AtomicLong resumes = new AtomicLong();
+  private final AtomicLong progressReports = new AtomicLong();
 
   public SojournScheduler() {
     super(SojournScheduler.class.getName());
@@ -266,6 +275,14 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
       return t;
     });
     ticker.scheduleWithFixedDelay(this::tick, tick, tick, TimeUnit.MILLISECONDS);
+    long every = settings.amProgressMs;
+    if (every > 0) {
+      amProgress = new MapReduceProgress(rmContext, this::containerProgress, every);
+      amProgress.start();
+      LOG.info("sojourn: reading running MapReduce tasks' progress from their AMs' REST API every {} ms "
+          + "for policy {} ({}; the ProgressReports attribute counts the readings passed on)", every,
+          activePolicy, SojournConfig.AM_PROGRESS_MS);
+    }
     mbean = MBeans.register("ResourceManager", "SojournScheduler", this);
   }
 
@@ -274,6 +291,10 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     if (mbean != null) {
       MBeans.unregister(mbean);
       mbean = null;
+    }
+    if (amProgress != null) {
+      amProgress.stop();
+      amProgress = null;
     }
     if (ticker != null) {
       ticker.shutdownNow();
@@ -333,6 +354,10 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
         } catch (IllegalArgumentException e) {
           throw new IOException(e.getMessage(), e);
         }
+      }
+      if (next.amProgressMs != cur.amProgressMs) {
+        LOG.warn("sojourn: {} changed ({} -> {} ms); it takes effect when the ResourceManager restarts",
+            SojournConfig.AM_PROGRESS_MS, cur.amProgressMs, next.amProgressMs);
       }
       if (!next.suspend.equals(suspendMode)) {
         LOG.warn("sojourn: {} changed ({} -> {}); it takes effect when the ResourceManager restarts",
@@ -716,8 +741,31 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
   }
 
   private void drainPending(List<ObjectNode> batch) {
+    // Progress first, and only of containers still live: a container's
+    // completion removes it from `containers` before queueing its
+    // ContainerCompleted, so a reading is either dropped here or sent ahead
+    // of that completion, never after it.
+    for (Long cid : progressPending.keySet()) {
+      Double p = progressPending.remove(cid);
+      if (p != null && containers.containsKey(cid)) {
+        batch.add(Protocol.containerProgress(cid, p));
+        progressReports.incrementAndGet();
+      }
+    }
     for (ObjectNode e; (e = pending.poll()) != null; ) {
       batch.add(e);
+    }
+  }
+
+  /**
+   * A running task's progress in [0, 1], read from its MapReduce AM (any
+   * thread): queued for the next entry into the core. Readings of containers
+   * the core does not know (any more) are dropped.
+   */
+  void containerProgress(ContainerId id, double progress) {
+    Long cid = coreIdOf.get(id);
+    if (cid != null) {
+      progressPending.put(cid, progress);
     }
   }
 
@@ -1373,6 +1421,7 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
       o.put("suspend_mode", suspendMode);
       o.put("suspensions", suspensions.get());
       o.put("resumes", resumes.get());
+      o.put("progress_reports", progressReports.get());
       o.put("suspended", suspended.size());
       return o.toString();
     }
@@ -1443,6 +1492,11 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
   @Override
   public long getPreemptionKills() {
     return preemptionKills.get();
+  }
+
+  @Override
+  public long getProgressReports() {
+    return progressReports.get();
   }
 
   @Override

@@ -23,6 +23,13 @@ public interface SojournSchedulerMXBean {
 
   long getPreemptionKills();
 
+  /**
+   * Task progress readings passed to the policy, read from MapReduce AMs
+   * ({@code yarn.scheduler.sojourn.am-progress.interval-ms}); stays 0 when
+   * that is off or no AM could be read.
+   */
+  long getProgressReports();
+
   /** How suspend decisions are carried out: agent, kill or reject. */
   String getSuspendMode();
 

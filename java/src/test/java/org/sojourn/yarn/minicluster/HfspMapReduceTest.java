@@ -56,12 +56,6 @@ import org.sojourn.yarn.SojournScheduler;
  * would wait for all 8. Slow (about 1.5 min): run with -PwithMiniCluster.
  */
 public class HfspMapReduceTest {
-  private static final String OPENS = "--add-opens java.base/java.lang=ALL-UNNAMED "
-      + "--add-opens java.base/java.util=ALL-UNNAMED --add-opens java.base/java.lang.reflect=ALL-UNNAMED "
-      + "--add-opens java.base/java.net=ALL-UNNAMED --add-opens java.base/java.io=ALL-UNNAMED "
-      + "--add-opens java.base/java.util.concurrent=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED "
-      + "--add-exports java.base/sun.net.dns=ALL-UNNAMED --add-exports java.base/sun.net.util=ALL-UNNAMED";
-
   private static int runningMaps(Job job) throws Exception {
     int n = 0;
     for (TaskReport r : job.getTaskReports(TaskType.MAP)) {
@@ -79,38 +73,16 @@ public class HfspMapReduceTest {
 
   @Test(timeout = 240000)
   public void aSmallJobSubmittedBehindALargeOneFinishesFirst() throws Exception {
-    Configuration conf = new YarnConfiguration();
-    conf.set(YarnConfiguration.RM_SCHEDULER, SojournScheduler.class.getName());
-    conf.set("yarn.scheduler.sojourn.policy", "hfsp");
-    conf.set("yarn.scheduler.sojourn.hfsp.preemption", "wait");
-    conf.set("yarn.scheduler.sojourn.hfsp.tiny_threshold", "5");
-    conf.set("yarn.scheduler.sojourn.hfsp.training_tasks", "2");
-    conf.set("yarn.scheduler.sojourn.hfsp.map_slot_mb", "256");
-    conf.set("yarn.scheduler.sojourn.hfsp.reduce_slot_mb", "512");
-    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 128);
-    // MiniYARNCluster sets each NodeManager's memory from this key.
-    conf.setInt(YarnConfiguration.YARN_MINICLUSTER_NM_PMEM_MB, 1408);
-    conf.setInt(YarnConfiguration.NM_PMEM_MB, 1408);
-    conf.setBoolean(YarnConfiguration.NM_VMEM_CHECK_ENABLED, false);
-    conf.setBoolean(YarnConfiguration.NM_PMEM_CHECK_ENABLED, false);
+    Configuration conf = MapReduceOnSojourn.conf("hfsp", 128);
+    MapReduceOnSojourn.hfsp(conf, 2, 5);
+    MapReduceOnSojourn.nodeMemory(conf, 1408);
     conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 200);
-    conf.setInt("yarn.app.mapreduce.am.resource.mb", 512);
-    conf.set("yarn.app.mapreduce.am.command-opts", "-Xmx384m " + OPENS);
-    conf.setInt("mapreduce.map.memory.mb", 384);
-    conf.setInt("mapreduce.reduce.memory.mb", 384);
-    conf.set("mapreduce.map.java.opts", "-Xmx256m " + OPENS);
-    conf.set("mapreduce.reduce.java.opts", "-Xmx256m " + OPENS);
     conf.setFloat("mapreduce.job.reduce.slowstart.completedmaps", 1.0f);
-    conf.setBoolean("mapreduce.map.speculative", false);
-    conf.setBoolean("mapreduce.reduce.speculative", false);
 
-    MiniMRYarnCluster cluster = new MiniMRYarnCluster("sojourn-hfsp", 1);
-    cluster.init(conf);
-    cluster.start();
+    MiniMRYarnCluster cluster = MapReduceOnSojourn.start("sojourn-hfsp", conf);
     try {
       ResourceManager rm = cluster.getResourceManager();
-      assertTrue(rm.getResourceScheduler() instanceof SojournScheduler);
-      SojournScheduler s = (SojournScheduler) rm.getResourceScheduler();
+      SojournScheduler s = MapReduceOnSojourn.scheduler(cluster);
 
       SleepJob bigSleep = new SleepJob();
       bigSleep.setConf(new Configuration(cluster.getConfig()));
