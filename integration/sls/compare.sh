@@ -111,6 +111,10 @@ write_conf() { # $1 = scheduler spec, $2 = conf dir
       prop "yarn.resourcemanager.$k" 127.0.0.1:0
     done
     prop yarn.resourcemanager.scheduler.monitor.enable false
+    # The RM keeps node attributes (and labels) under /tmp/hadoop-yarn-$USER by default: one
+    # store per run, or two compare.sh at once fail each other's RM start-up.
+    prop yarn.node-attribute.fs-store.root-dir "file://$(dirname "$conf")/hadoop-tmp/node-attribute"
+    prop yarn.node-labels.fs-store.root-dir "file://$(dirname "$conf")/hadoop-tmp/node-labels"
     prop yarn.acl.enable false
     prop yarn.scheduler.fair.allocation.file "$conf/fair-scheduler.xml"
     prop yarn.scheduler.fair.assignmultiple true
@@ -162,6 +166,8 @@ write_conf() { # $1 = scheduler spec, $2 = conf dir
   {
     echo '<?xml version="1.0"?><configuration>'
     prop hadoop.security.token.service.use_ip false
+    # Hadoop's scratch space, one per run (the RM's own stores are set in yarn-site.xml).
+    prop hadoop.tmp.dir "$(dirname "$conf")/hadoop-tmp"
     echo '</configuration>'
   } > "$conf/core-site.xml"
   cat > "$conf/log4j.properties" <<'L4J'
@@ -181,7 +187,7 @@ status=0
 for spec in $scheds; do
   name=${spec//:/-}
   dir=$out/$name
-  rm -rf "$dir/out"
+  rm -rf "$dir/out" "$dir/hadoop-tmp"
   mkdir -p "$dir/out"
   write_conf "$spec" "$dir/conf"
   echo "compare.sh: $spec: SLS on $(basename "$trace") ($tracetype) ..." >&2
