@@ -118,6 +118,8 @@ write_conf() { # $1 = scheduler spec, $2 = conf dir
     prop yarn.acl.enable false
     prop yarn.scheduler.fair.allocation.file "$conf/fair-scheduler.xml"
     prop yarn.scheduler.fair.assignmultiple true
+    # Sojourn's fair policy gets the same FairScheduler settings.
+    prop yarn.scheduler.sojourn.fair.assign_multiple true
     prop yarn.scheduler.sojourn.policy "${spec#sojourn:}"
     prop yarn.scheduler.sojourn.queue.root.queues "$(echo $queues | tr ' ' ',')"
     # Sojourn's capacity policy gets the CapacityScheduler's queues below.
