@@ -102,7 +102,7 @@ impl Core {
             Event::ContainerCompleted { container, outcome } => {
                 self.cluster.complete(*container, *outcome, now)?;
             }
-            Event::ContainerProgress { container, progress } => self.cluster.set_progress(*container, *progress)?,
+            Event::ContainerProgress { container, progress, .. } => self.cluster.set_progress(*container, *progress)?,
             Event::Rejected { decision, .. } => {
                 self.stats.rejections += 1;
                 self.rollback(decision, now);

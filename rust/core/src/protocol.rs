@@ -183,6 +183,11 @@ pub enum Event {
     ContainerProgress {
         container: ContainerId,
         progress: f64,
+        /// When a reduce finished its shuffle and sort, if the driver knows
+        /// (a MapReduce AM reports it as the attempt's merge finish): the
+        /// start of the task time HFSP's authors' code measures (hfsp.md D4).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sort_finished: Option<Time>,
     },
     /// The driver could not apply a decision: the core rolls it back.
     Rejected {
@@ -233,4 +238,25 @@ pub struct RecordingMeta {
     pub max_allocation: Option<Resources>,
     #[serde(default)]
     pub network_delay_ms: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn container_progress_reads_with_or_without_a_sort_finish() {
+        let plain: Event =
+            serde_json::from_str(r#"{"type":"container_progress","container":7,"progress":0.5}"#).unwrap();
+        assert_eq!(plain, Event::ContainerProgress { container: ContainerId(7), progress: 0.5, sort_finished: None });
+        let sorted: Event =
+            serde_json::from_str(r#"{"type":"container_progress","container":7,"progress":0.9,"sort_finished":1500}"#)
+                .unwrap();
+        assert_eq!(
+            sorted,
+            Event::ContainerProgress { container: ContainerId(7), progress: 0.9, sort_finished: Some(Time(1500)) }
+        );
+        // Written back without the field when unknown (recordings stay as they were).
+        assert!(!serde_json::to_string(&plain).unwrap().contains("sort_finished"));
+    }
 }

@@ -769,7 +769,7 @@ impl<'a> Sim<'a> {
         let left = finish_at.since(self.now);
         let progress = (1.0 - left as f64 / total as f64).clamp(0.0, 1.0);
         self.schedule_progress(container, generation);
-        self.core(Event::ContainerProgress { container, progress })
+        self.core(Event::ContainerProgress { container, progress, sort_finished: None })
     }
 
     /// Books a container's resources to its job and queue (`Some`) or takes

@@ -118,7 +118,7 @@ pub const PARAMS: &[ParamSpec] = &[
         "reduce_final",
         ParamKind::Choice(&["thesis", "sort_finish"]),
         "thesis",
-        "reduce S_f: the training formula (thesis, §2.5) or the code's (D4): completed reduces and running ones past Δ at elapsed/((p − 2/3)·3), over the unfinished tasks; times from launch (sort-finish is not reported)",
+        "reduce S_f: the training formula (thesis, §2.5) or the code's (D4): completed reduces and running ones past Δ at elapsed/((p − 2/3)·3), over the unfinished tasks; times from the sort finish where the driver reports it (YARN: read from MapReduce AMs), else from launch",
     ),
     ParamSpec::new(
         "order",

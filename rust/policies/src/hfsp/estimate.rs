@@ -59,16 +59,18 @@ fn uses_code_estimate(h: &Hfsp, key: Key) -> bool {
 /// - Reduces (D4): the mean over completed tasks and over live ones that
 ///   have run Δ past two thirds of their progress (Hadoop's copy and sort
 ///   thirds), each at elapsed/((p − 2/3)·3), once min(t, n) samples exist,
-///   over the unfinished tasks. The code times reduces from their sort
-///   finish, which the protocol does not report: times here run from launch.
+///   over the unfinished tasks. As in the code, a reduce's time runs from
+///   its sort finish when the driver reports it (from launch otherwise).
 fn code_estimate(h: &Hfsp, ctx: &Ctx<'_>, key: Key) -> Option<(f64, u32)> {
     let p = &h.phases[&key];
     let (mut total, mut count) = (p.finished_ms as f64, p.finished);
     let (want, tasks) = match key.1 {
         Kind::Map => (h.cfg.map_completed_samples, p.n),
         Kind::Reduce => {
+            total = p.finished_since_sort_ms as f64;
             for cid in &p.live {
-                if let Some((elapsed, progress)) = past_delta(h, ctx, *cid).filter(|(_, p)| *p > 2.0 / 3.0) {
+                if let Some((_, progress)) = past_delta(h, ctx, *cid).filter(|(_, p)| *p > 2.0 / 3.0) {
+                    let elapsed = h.containers.get(cid).map_or(0, |c| c.since_sort(ctx.now)) as f64;
                     total += elapsed / ((progress - 2.0 / 3.0) * 3.0);
                     count += 1;
                 }

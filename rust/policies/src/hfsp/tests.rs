@@ -390,7 +390,8 @@ fn reduce_final_size_from_rescaled_progress() {
         let a = allocations(&heartbeat(&mut c, 0, 0));
         assert_eq!(a.len(), 3);
         for (i, progress) in [(0, 0.4), (2, 5.0 / 6.0)] {
-            c.handle(Time(2000), Event::ContainerProgress { container: a[i].1, progress }).unwrap();
+            c.handle(Time(2000), Event::ContainerProgress { container: a[i].1, progress, sort_finished: None })
+                .unwrap();
         }
         assert_eq!(describe(&c)["phases"][0]["training"], true);
         finish(&mut c, 2000, a[1].1);
@@ -398,6 +399,31 @@ fn reduce_final_size_from_rescaled_progress() {
     };
     assert!((run("sort_finish") - 15_000.0).abs() < 1e-6);
     assert!((run("thesis") - 3500.0 * (3.6 + 1.0 / 6.0)).abs() < 1e-6);
+}
+
+/// D4 with the sort finish reported (as the YARN shim reads it from
+/// MapReduce AMs): the same job; a1 reports its sort finished at 1 s and
+/// completes at 1.8 s, a2 reports at 2 s progress 5/6 and a sort finish at
+/// 0.5 s. The code's samples run from the sort finish: a1's 0.8 s and a2's
+/// 1.5/((5/6 − 2/3)·3) = 3 s, s̃ = 1.9 s over 5 unfinished tasks: S_f =
+/// 9.5 s (timed from launch, as without the reports: (1.8 + 4)/2 × 5 =
+/// 14.5 s).
+#[test]
+fn reduce_final_times_reduces_from_their_sort_finish() {
+    let mut c = training_core(&[("reduce_final", "sort_finish"), ("delta_ms", "1000"), ("map_share", "0")]);
+    node(&mut c, 0, 3072, 3);
+    job_of(&mut c, 0, 1, 6, 0, Phase::Reduce);
+    let a = allocations(&heartbeat(&mut c, 0, 0));
+    let report = |c: &mut Core, at, i: usize, progress, sorted| {
+        let e = Event::ContainerProgress { container: a[i].1, progress, sort_finished: Some(Time(sorted)) };
+        c.handle(Time(at), e).unwrap();
+    };
+    report(&mut c, 1000, 1, 0.7, 1000);
+    finish(&mut c, 1800, a[1].1);
+    assert_eq!(describe(&c)["phases"][0]["training"], true);
+    report(&mut c, 2000, 2, 5.0 / 6.0, 500);
+    let got = phase_number(&c, 1, "final_size_ms");
+    assert!((got - 9_500.0).abs() < 1e-6, "{got}");
 }
 
 /// §7.10 (`order=virtual_finish`): 4 virtual slots (4 GB), 1 real one
@@ -575,7 +601,8 @@ fn a_phase_waiting_for_locality_does_not_preempt() {
     let again = allocations(&heartbeat(&mut c, 2000, 0));
     assert_eq!(again.iter().map(|a| a.0).collect::<Vec<_>>(), vec![2]);
     let progress = |c: &mut Core, t| {
-        c.handle(Time(t), Event::ContainerProgress { container: on_n1[0].1, progress: 0.5 }).unwrap();
+        c.handle(Time(t), Event::ContainerProgress { container: on_n1[0].1, progress: 0.5, sort_finished: None })
+            .unwrap();
         c.drain_decisions()
     };
     assert!(progress(&mut c, 2500).is_empty());

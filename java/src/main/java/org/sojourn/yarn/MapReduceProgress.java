@@ -10,6 +10,7 @@ import java.net.HttpURLConnection;
 import java.net.URL;
 import java.net.URLEncoder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -61,7 +62,11 @@ final class MapReduceProgress {
 
   /** Where the readings go. Called on the poller thread. */
   interface Sink {
-    void progress(ContainerId container, double progress);
+    /**
+     * A running task's progress in [0, 1] and, for a reduce past its shuffle
+     * and sort, when that ended (the AM's clock, epoch ms; 0 when unknown).
+     */
+    void progress(ContainerId container, double progress, long sortFinishedEpochMs);
   }
 
   /** The AM did not answer as a MapReduce AM (404, or other JSON). */
@@ -83,8 +88,8 @@ final class MapReduceProgress {
    * that has not changed since is not passed on again. Rebuilt every round,
    * so ended containers drop out.
    */
-  private Map<ContainerId, Double> passed = new HashMap<>();
-  private Map<ContainerId, Double> seen = new HashMap<>();
+  private Map<ContainerId, List<Object>> passed = new HashMap<>();
+  private Map<ContainerId, List<Object>> seen = new HashMap<>();
 
   MapReduceProgress(RMContext rmContext, Sink sink, long intervalMs) {
     this.rmContext = rmContext;
@@ -168,8 +173,9 @@ final class MapReduceProgress {
   /** Reads one AM and passes its readings on; failures are logged, never thrown. */
   void poll(ApplicationId app, String base) {
     Map<String, Double> read;
+    Map<String, Long> sorted = new HashMap<>();
     try {
-      read = read(base, TIMEOUT_MS);
+      read = read(base, TIMEOUT_MS, sorted);
     } catch (NotMapReduce e) {
       LOG.debug("sojourn: {} at {} is not a MapReduce AM: {}", app, base, e.getMessage());
       failures.remove(app);
@@ -198,9 +204,11 @@ final class MapReduceProgress {
         LOG.debug("sojourn: the AM of {} reports progress of {}, not its own; ignored", app, id);
         continue;
       }
-      seen.put(id, e.getValue());
-      if (!e.getValue().equals(passed.get(id))) {
-        sink.progress(id, e.getValue());
+      long sortFinished = sorted.getOrDefault(e.getKey(), 0L);
+      List<Object> reading = Arrays.asList(e.getValue(), sortFinished);
+      seen.put(id, reading);
+      if (!reading.equals(passed.get(id))) {
+        sink.progress(id, e.getValue(), sortFinished);
       }
     }
   }
@@ -213,6 +221,15 @@ final class MapReduceProgress {
    * @throws IOException it could not be read (naming the URL)
    */
   static Map<String, Double> read(String base, int timeoutMs) throws IOException {
+    return read(base, timeoutMs, new HashMap<>());
+  }
+
+  /**
+   * {@link #read(String, int)}, also putting into {@code sortFinished} the
+   * running reduces' merge finish times ({@link #attemptSortFinish}).
+   */
+  static Map<String, Double> read(String base, int timeoutMs, Map<String, Long> sortFinished)
+      throws IOException {
     Map<String, Double> out = new LinkedHashMap<>();
     String jobsUrl = base + "/ws/v1/mapreduce/jobs";
     JsonNode jobs = get(jobsUrl, timeoutMs);
@@ -223,7 +240,9 @@ final class MapReduceProgress {
       String tasksUrl = jobsUrl + "/" + segment(job) + "/tasks";
       JsonNode tasks = getOrSkip(tasksUrl, timeoutMs);
       for (String task : runningIds(tasks, "tasks", "task")) {
-        out.putAll(attemptProgress(getOrSkip(tasksUrl + "/" + segment(task) + "/attempts", timeoutMs)));
+        JsonNode attempts = getOrSkip(tasksUrl + "/" + segment(task) + "/attempts", timeoutMs);
+        out.putAll(attemptProgress(attempts));
+        sortFinished.putAll(attemptSortFinish(attempts));
       }
     }
     return out;
@@ -275,6 +294,26 @@ final class MapReduceProgress {
         continue;
       }
       out.put(container, Math.max(0.0, Math.min(1.0, p.asDouble() / 100.0)));
+    }
+    return out;
+  }
+
+  /**
+   * A task's attempts answer as assigned container id to the time its
+   * shuffle and sort ended ({@code mergeFinishTime}, epoch ms), for the
+   * running reduce attempts past it: what HFSP's authors' code times reduces
+   * from (hfsp.md D4).
+   */
+  static Map<String, Long> attemptSortFinish(JsonNode answer) {
+    Map<String, Long> out = new LinkedHashMap<>();
+    for (JsonNode a : elements(answer, "taskAttempts", "taskAttempt")) {
+      String state = a.path("state").asText();
+      String container = a.path("assignedContainerId").asText("");
+      long merged = a.path("mergeFinishTime").asLong(0);
+      if (("RUNNING".equals(state) || "COMMIT_PENDING".equals(state)) && !container.isEmpty()
+          && "REDUCE".equals(a.path("type").asText()) && merged > 0) {
+        out.put(container, merged);
+      }
     }
     return out;
   }

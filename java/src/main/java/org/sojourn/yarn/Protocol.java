@@ -144,9 +144,16 @@ final class Protocol {
     return event("container_completed").put("container", container).put("outcome", outcome);
   }
 
-  /** A running container's progress, in [0, 1]. */
-  static ObjectNode containerProgress(long container, double progress) {
-    return event("container_progress").put("container", container).put("progress", progress);
+  /**
+   * A running container's progress, in [0, 1], and when a reduce finished its
+   * shuffle and sort (the core's clock, ms), or null when unknown.
+   */
+  static ObjectNode containerProgress(long container, double progress, Long sortFinished) {
+    ObjectNode o = event("container_progress").put("container", container).put("progress", progress);
+    if (sortFinished != null) {
+      o.put("sort_finished", sortFinished);
+    }
+    return o;
   }
 
   static ObjectNode rejected(JsonNode decision, String reason) {

@@ -146,6 +146,8 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
    * yet sent).
    */
   private final ConcurrentHashMap<Long, Double> progressPending = new ConcurrentHashMap<>();
+  /** With a reading of a reduce past its sort: when that ended (core clock, ms). */
+  private final ConcurrentHashMap<Long, Long> sortFinishedPending = new ConcurrentHashMap<>();
   /** Reads task progress from MapReduce AMs; null when off. */
   private MapReduceProgress amProgress;
   /** Attempts whose requests changed, with the request priorities touched. */
@@ -747,11 +749,13 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     // of that completion, never after it.
     for (Long cid : progressPending.keySet()) {
       Double p = progressPending.remove(cid);
+      Long sorted = sortFinishedPending.remove(cid);
       if (p != null && containers.containsKey(cid)) {
-        batch.add(Protocol.containerProgress(cid, p));
+        batch.add(Protocol.containerProgress(cid, p, sorted));
         progressReports.incrementAndGet();
       }
     }
+    sortFinishedPending.keySet().removeIf(cid -> !containers.containsKey(cid));
     for (ObjectNode e; (e = pending.poll()) != null; ) {
       batch.add(e);
     }
@@ -762,9 +766,14 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
    * thread): queued for the next entry into the core. Readings of containers
    * the core does not know (any more) are dropped.
    */
-  void containerProgress(ContainerId id, double progress) {
+  void containerProgress(ContainerId id, double progress, long sortFinishedEpochMs) {
     Long cid = coreIdOf.get(id);
     if (cid != null) {
+      if (sortFinishedEpochMs > 0) {
+        // The AM's wall clock to the core's: as long ago as it was then.
+        long ago = Math.max(0, System.currentTimeMillis() - sortFinishedEpochMs);
+        sortFinishedPending.put(cid, Math.max(0, now() - ago));
+      }
       progressPending.put(cid, progress);
     }
   }

@@ -105,6 +105,20 @@ public class MapReduceProgressTest extends SojournTestBase {
   }
 
   @Test
+  public void runningReducesPastTheirSortGiveTheMergeFinish() throws Exception {
+    assertEquals(Collections.singletonMap(C2, 1700000006000L),
+        MapReduceProgress.attemptSortFinish(Protocol.JSON.readTree(REDUCE_ATTEMPTS)));
+    // Maps have no sort finish; a reduce still shuffling reports 0.
+    assertTrue(MapReduceProgress.attemptSortFinish(Protocol.JSON.readTree(MAP_ATTEMPTS)).isEmpty());
+    String shuffling = q("{'taskAttempts': {'taskAttempt': {'id': 'a', 'state': 'RUNNING', 'type': 'REDUCE',"
+        + " 'progress': 20.0, 'shuffleFinishTime': 0, 'mergeFinishTime': 0, 'assignedContainerId': '" + C2 + "'}}}");
+    assertTrue(MapReduceProgress.attemptSortFinish(Protocol.JSON.readTree(shuffling)).isEmpty());
+    // The core is told as sort_finished, and only when known.
+    assertEquals(1500L, Protocol.containerProgress(5, 0.9, 1500L).path("sort_finished").asLong());
+    assertFalse(Protocol.containerProgress(5, 0.4, null).has("sort_finished"));
+  }
+
+  @Test
   public void attemptsWithoutAContainerOrAProgressAreSkippedAndProgressIsClamped() throws Exception {
     String json = q("{'taskAttempts': {'taskAttempt': ["
         + "{'id': 'a0', 'state': 'RUNNING', 'progress': 5.0},"
@@ -162,11 +176,13 @@ public class MapReduceProgressTest extends SojournTestBase {
   @Test
   public void aMapReduceAmIsReadJobThenTasksThenTheAttemptsOfRunningTasks() throws Exception {
     String base = serve(fakeMapReduceAm(), 200);
-    Map<String, Double> got = MapReduceProgress.read(base, 2000);
+    Map<String, Long> sorted = new HashMap<>();
+    Map<String, Double> got = MapReduceProgress.read(base, 2000, sorted);
     Map<String, Double> want = new HashMap<>();
     want.put(C1, 0.425);
     want.put(C2, 1.0);
     assertEquals(want, got);
+    assertEquals(Collections.singletonMap(C2, 1700000006000L), sorted);
     // Finished and unscheduled tasks' attempts are not asked for; nor the finished job's tasks.
     assertEquals(requested.toString(), 4, requested.size());
     for (String p : requested) {
@@ -238,9 +254,15 @@ public class MapReduceProgressTest extends SojournTestBase {
     am.put(path, am.get(path).replace(C1, other));
     String base = serve(am, 200);
     Map<String, Double> passed = new HashMap<>();
-    MapReduceProgress p = new MapReduceProgress(null, (id, progress) -> passed.put(id.toString(), progress), 1000);
+    Map<String, Long> sorted = new HashMap<>();
+    MapReduceProgress p = new MapReduceProgress(null, (id, progress, sortFinished) -> {
+      passed.put(id.toString(), progress);
+      sorted.put(id.toString(), sortFinished);
+    }, 1000);
     p.poll(org.apache.hadoop.yarn.api.records.ApplicationId.newInstance(1700000000000L, 1), base);
     assertEquals(Collections.singletonMap(C2, 1.0), passed);
+    // The reduce's sort finish goes along with its progress.
+    assertEquals(Collections.singletonMap(C2, 1700000006000L), sorted);
   }
 
   /** Registers an attempt as its AM would, with the tracking URL MRAppMaster gives (its web app). */
