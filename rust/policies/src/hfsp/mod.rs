@@ -204,9 +204,31 @@ pub struct Hfsp {
     pub(crate) history: [(f64, u64); 2],
     seq: u64,
     nodes_dirty: bool,
-    /// `pool_quotas`: containers each type may still start in this
-    /// heartbeat (`None`: no limit).
-    quota_room: [Option<u32>; 2],
+}
+
+/// Containers each type (MAP, REDUCE) may still start in one pass; `None`
+/// where there is no limit. The budgets of `pool_quotas` (§7.1) and of
+/// `reserve_training_slots` (D11).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Room(pub(crate) [Option<u32>; 2]);
+
+impl Room {
+    const UNLIMITED: Room = Room([None, None]);
+
+    pub(crate) fn allows(&self, k: usize) -> bool {
+        self.0[k] != Some(0)
+    }
+
+    /// How many of type `k` it still allows.
+    pub(crate) fn limit(&self, k: usize) -> u64 {
+        self.0[k].map_or(u64::MAX, u64::from)
+    }
+
+    pub(crate) fn take(&mut self, k: usize, n: u32) {
+        if let Some(r) = self.0[k].as_mut() {
+            *r = r.saturating_sub(n);
+        }
+    }
 }
 
 /// Where a phase stands in the real order: (class, V (or projected virtual
@@ -230,7 +252,6 @@ impl Hfsp {
             history: [(0.0, 0), (0.0, 0)],
             seq: 0,
             nodes_dirty: true,
-            quota_room: [None, None],
         }
     }
 
@@ -467,14 +488,12 @@ impl Hfsp {
     /// Places one container of `key` on `node`: resume a suspended one
     /// there, else allocate one of its asks. Returns whether it did.
     /// Within the type's pool quota (`pool_quotas`).
-    fn place_one(&mut self, ctx: &mut Ctx<'_>, key: Key, node: NodeId) -> bool {
+    fn place_one(&mut self, ctx: &mut Ctx<'_>, key: Key, node: NodeId, quota: &mut Room) -> bool {
         let k = key.1 as usize;
-        if self.quota_room[k] == Some(0) || !self.place_one_here(ctx, key, node) {
+        if !quota.allows(k) || !self.place_one_here(ctx, key, node) {
             return false;
         }
-        if let Some(r) = self.quota_room[k].as_mut() {
-            *r -= 1;
-        }
+        quota.take(k, 1);
         true
     }
 
@@ -497,12 +516,12 @@ impl Hfsp {
     /// §7.1 (`pool_quotas`): containers a type may still start: its pool's
     /// slots minus its running containers while the other type has waiting
     /// demand, else no limit (it borrows the other pool's idle slots).
-    pub(crate) fn pool_room(&self, cluster: &Cluster) -> [Option<u32>; 2] {
+    pub(crate) fn pool_room(&self, cluster: &Cluster) -> Room {
         if !self.cfg.pool_quotas {
-            return [None, None];
+            return Room::UNLIMITED;
         }
         let (used, waiting) = self.pool_usage(cluster);
-        [0, 1].map(|k| (waiting[1 - k] > 0).then(|| (self.pools[k].slots as u32).saturating_sub(used[k])))
+        Room([0, 1].map(|k| (waiting[1 - k] > 0).then(|| (self.pools[k].slots as u32).saturating_sub(used[k]))))
     }
 
     fn place_one_here(&mut self, ctx: &mut Ctx<'_>, key: Key, node: NodeId) -> bool {
@@ -590,23 +609,21 @@ impl Hfsp {
     }
 
     /// Places as many containers of `key` on `node` as fit, within the
-    /// type's budget of non-training containers (`None`: no limit).
-    fn fill(&mut self, ctx: &mut Ctx<'_>, key: Key, node: NodeId, budget: &mut [Option<u32>; 2]) {
+    /// type's budget of non-training containers and its pool quota.
+    fn fill(&mut self, ctx: &mut Ctx<'_>, key: Key, node: NodeId, budget: &mut Room, quota: &mut Room) {
         let k = key.1 as usize;
-        while budget[k] != Some(0)
+        while budget.allows(k)
             && crate::common::node_has_room(ctx.cluster(), node)
-            && self.place_one(ctx, key, node)
+            && self.place_one(ctx, key, node, quota)
         {
-            if let Some(b) = budget[k].as_mut() {
-                *b -= 1;
-            }
+            budget.take(k, 1);
         }
     }
 
     /// D11 (`reserve_training_slots`): while training tasks of a type wait,
     /// the other containers of that type may fill at most slots − T.
-    fn size_based_budget(&self, cluster: &Cluster) -> [Option<u32>; 2] {
-        let mut out = [None, None];
+    fn size_based_budget(&self, cluster: &Cluster) -> Room {
+        let mut out = Room::UNLIMITED;
         if !self.cfg.reserve_training_slots {
             return out;
         }
@@ -617,7 +634,7 @@ impl Hfsp {
             }
             let running = self.containers.values().filter(|c| c.key.1 == kind && !c.training).count() as u32;
             let quota = (self.pools[k].slots as u32).saturating_sub(self.cfg.train_slots[k]);
-            out[k] = Some(quota.saturating_sub(running));
+            out.0[k] = Some(quota.saturating_sub(running));
         }
         out
     }
@@ -729,16 +746,16 @@ impl Hfsp {
         // Tiny phases outrank training (size 0).
         let order = self.order();
         let mut budget = self.size_based_budget(ctx.cluster());
-        self.quota_room = self.pool_room(ctx.cluster());
+        let mut quota = self.pool_room(ctx.cluster());
         let tiny: Vec<Key> = order.iter().copied().filter(|k| self.phases[k].tiny).collect();
         for key in tiny {
-            self.fill(ctx, key, node, &mut budget);
+            self.fill(ctx, key, node, &mut budget, &mut quota);
         }
         // Training tasks, up to T running per type (Algorithm 3, step 1).
         for kind in [Kind::Map, Kind::Reduce] {
             'train: while self.train_running[kind as usize] < self.cfg.train_slots[kind as usize] {
                 for key in self.training_candidates(ctx.cluster(), kind) {
-                    if crate::common::node_has_room(ctx.cluster(), node) && self.place_one(ctx, key, node) {
+                    if crate::common::node_has_room(ctx.cluster(), node) && self.place_one(ctx, key, node, &mut quota) {
                         continue 'train;
                     }
                 }
@@ -751,7 +768,7 @@ impl Hfsp {
                 break;
             }
             if self.phases.get(&key).is_some_and(|p| !p.tiny) {
-                self.fill(ctx, key, node, &mut budget);
+                self.fill(ctx, key, node, &mut budget, &mut quota);
             }
         }
     }

@@ -171,11 +171,9 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
         // Under pool quotas the demand may start only as many containers as
         // its type's room, which victims of its own type widen.
         let j = key.1 as usize;
-        let from_free = fits(&free, &cap).min(want).min(room[j].map_or(u64::MAX, u64::from));
+        let from_free = fits(&free, &cap).min(want).min(room.limit(j));
         free = free.saturating_sub(&cap.times(from_free));
-        if let Some(r) = room[j].as_mut() {
-            *r -= from_free as u32;
-        }
+        room.take(j, from_free as u32);
         let mut need = want - from_free;
         if need == 0 {
             continue;
@@ -193,7 +191,7 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
                 continue;
             }
             let same_type = h.containers.get(&v).is_some_and(|ci| ci.key.1 == key.1);
-            if room[j] == Some(0) && !same_type {
+            if !room.allows(j) && !same_type {
                 continue; // freeing it gives this type no room
             }
             let Some(c) = ctx.cluster().container(v) else { continue };
@@ -232,8 +230,8 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
             if heartbeat.is_none_or(|n| n == c.node) {
                 chosen.push((v, how));
             }
-            if let (Some(r), false) = (room[j].as_mut(), same_type) {
-                *r = r.saturating_sub(gain as u32);
+            if !same_type {
+                room.take(j, gain as u32);
             }
             need = need.saturating_sub(gain);
         }
