@@ -168,6 +168,14 @@ enum Ev {
     },
 }
 
+impl Ev {
+    /// Whether the event is work that keeps a run going (not the periodic
+    /// heartbeats, samples and progress reports, which go on regardless).
+    fn is_work(&self) -> bool {
+        !matches!(self, Ev::Heartbeat { .. } | Ev::Sample | Ev::Progress { .. })
+    }
+}
+
 /// A map keyed by container id. The ids come from a counter, so a
 /// multiplicative hash spreads them well and costs far less than SipHash.
 type IdMap<V> = HashMap<ContainerId, V, BuildHasherDefault<IdHasher>>;
@@ -198,6 +206,13 @@ struct Task {
     remaining_ms: u64,
 }
 
+impl Task {
+    /// Its whole run time in the trace (ms), if the job has it.
+    fn full_ms(&self, spec: &JobSpec) -> Option<u64> {
+        spec.groups.get(self.group)?.durations_ms.get(self.index as usize).copied()
+    }
+}
+
 /// A group of a job's tasks (a MapReduce phase) that has been asked for.
 struct GroupRun {
     /// Tasks not yet placed (re-runs at the front).
@@ -224,7 +239,7 @@ struct Job {
 #[derive(Clone, Copy, Debug)]
 enum Work {
     Am { job: usize },
-    Task { job: usize, task: Task, started: Time, finish_at: Time, generation: u32, suspended: bool },
+    Task { job: usize, task: Task, finish_at: Time, generation: u32, suspended: bool },
 }
 
 struct Sim<'a> {
@@ -341,7 +356,7 @@ pub fn simulate<'a>(
 
 impl<'a> Sim<'a> {
     fn push(&mut self, at: Time, ev: Ev) {
-        if !matches!(ev, Ev::Heartbeat { .. } | Ev::Sample | Ev::Progress { .. }) {
+        if ev.is_work() {
             self.work_events += 1;
         }
         self.seq += 1;
@@ -398,7 +413,7 @@ impl<'a> Sim<'a> {
                     break;
                 }
                 self.queue.pop();
-                if !matches!(ev, Ev::Heartbeat { .. } | Ev::Sample | Ev::Progress { .. }) {
+                if ev.is_work() {
                     self.work_events -= 1;
                 }
                 self.handle(ev)?;
@@ -598,9 +613,8 @@ impl<'a> Sim<'a> {
         while g < j.spec.groups.len() && j.spec.groups[g].durations_ms.is_empty() {
             g += 1;
         }
-        j.next_group = g + 1;
+        j.next_group = (g + 1).min(j.spec.groups.len());
         if g >= j.spec.groups.len() {
-            j.next_group = g;
             if j.running.is_empty() {
                 return self.finish_job(job);
             }
@@ -736,10 +750,7 @@ impl<'a> Sim<'a> {
         // heard of it and launched it.
         let launch = self.am_acts(job, self.now);
         let finish_at = launch.plus(task.remaining_ms);
-        self.containers.insert(
-            container,
-            (node, Work::Task { job, task, started: launch, finish_at, generation, suspended: false }),
-        );
+        self.containers.insert(container, (node, Work::Task { job, task, finish_at, generation, suspended: false }));
         let report = self.next_grid(node.0 as usize, finish_at);
         self.push(report, Ev::TaskDone { container, generation });
         self.schedule_progress(container, generation);
@@ -764,8 +775,7 @@ impl<'a> Sim<'a> {
             return Ok(());
         }
         let Some(j) = self.jobs.get(*job).and_then(|j| j.as_ref()) else { return Ok(()) };
-        let total = j.spec.groups.get(task.group).and_then(|g| g.durations_ms.get(task.index as usize)).copied();
-        let Some(total) = total.filter(|t| *t > 0) else { return Ok(()) };
+        let Some(total) = task.full_ms(&j.spec).filter(|t| *t > 0) else { return Ok(()) };
         let left = finish_at.since(self.now);
         let progress = (1.0 - left as f64 / total as f64).clamp(0.0, 1.0);
         self.schedule_progress(container, generation);
@@ -877,15 +887,14 @@ impl<'a> Sim<'a> {
     /// Puts the work of a killed or lost container back in its job's queue.
     fn requeue(&mut self, work: Work) -> Result<(), SimError> {
         match work {
-            Work::Task { job, task, started, finish_at, suspended, .. } => {
+            Work::Task { job, task, finish_at, suspended, .. } => {
                 let Some(j) = self.jobs[job].as_mut() else { return Ok(()) };
-                let full = j.spec.groups[task.group].durations_ms.get(task.index as usize).copied().unwrap_or(1).max(1);
+                let full = task.full_ms(&j.spec).unwrap_or(1).max(1);
                 let done_ms = if suspended {
                     full.saturating_sub(task.remaining_ms)
                 } else {
                     full.saturating_sub(finish_at.since(self.now))
                 };
-                let _ = started;
                 self.result.lost_work_ms += done_ms;
                 let Some(run) = j.running.get_mut(&task.group) else { return Ok(()) };
                 run.waiting.push_front(Task { remaining_ms: full, ..task });
