@@ -278,22 +278,16 @@ final class MapReduceProgress {
   }
 
   /**
-   * A task's attempts answer ({@code {"taskAttempts": {"taskAttempt": [...]}}})
-   * as assigned container id to progress in [0, 1], for the attempts that
-   * run: RUNNING, or COMMIT_PENDING (done, waiting to commit; still in its
-   * container).
+   * A task's attempts answer as assigned container id to progress in [0, 1],
+   * for the {@link #runningAttempts running attempts}.
    */
   static Map<String, Double> attemptProgress(JsonNode answer) {
     Map<String, Double> out = new LinkedHashMap<>();
-    for (JsonNode a : elements(answer, "taskAttempts", "taskAttempt")) {
-      String state = a.path("state").asText();
-      String container = a.path("assignedContainerId").asText("");
+    for (JsonNode a : runningAttempts(answer)) {
       JsonNode p = a.path("progress");
-      if (!("RUNNING".equals(state) || "COMMIT_PENDING".equals(state)) || container.isEmpty()
-          || !p.isNumber() || Double.isNaN(p.asDouble())) {
-        continue;
+      if (p.isNumber() && !Double.isNaN(p.asDouble())) {
+        out.put(a.path("assignedContainerId").asText(), Math.max(0.0, Math.min(1.0, p.asDouble() / 100.0)));
       }
-      out.put(container, Math.max(0.0, Math.min(1.0, p.asDouble() / 100.0)));
     }
     return out;
   }
@@ -306,13 +300,27 @@ final class MapReduceProgress {
    */
   static Map<String, Long> attemptSortFinish(JsonNode answer) {
     Map<String, Long> out = new LinkedHashMap<>();
+    for (JsonNode a : runningAttempts(answer)) {
+      long merged = a.path("mergeFinishTime").asLong(0);
+      if ("REDUCE".equals(a.path("type").asText()) && merged > 0) {
+        out.put(a.path("assignedContainerId").asText(), merged);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The attempts of a task's attempts answer ({@code {"taskAttempts":
+   * {"taskAttempt": [...]}}}) that run in a container: RUNNING, or
+   * COMMIT_PENDING (done, waiting to commit; still in its container).
+   */
+  private static List<JsonNode> runningAttempts(JsonNode answer) {
+    List<JsonNode> out = new ArrayList<>();
     for (JsonNode a : elements(answer, "taskAttempts", "taskAttempt")) {
       String state = a.path("state").asText();
-      String container = a.path("assignedContainerId").asText("");
-      long merged = a.path("mergeFinishTime").asLong(0);
-      if (("RUNNING".equals(state) || "COMMIT_PENDING".equals(state)) && !container.isEmpty()
-          && "REDUCE".equals(a.path("type").asText()) && merged > 0) {
-        out.put(container, merged);
+      if (("RUNNING".equals(state) || "COMMIT_PENDING".equals(state))
+          && !a.path("assignedContainerId").asText("").isEmpty()) {
+        out.add(a);
       }
     }
     return out;
