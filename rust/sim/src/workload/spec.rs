@@ -146,17 +146,15 @@ impl WorkloadSpec {
         let mut swim_o = swim::SwimOptions::default();
         let mut eagle_o = eagle::EagleOptions::default();
         let mut kairos_o = kairos::KairosOptions::default();
+        let flag =
+            |k: &str, v: &str| v.parse::<bool>().map_err(|_| err(format!("{k}: expected true or false, found {v:?}")));
         for (k, v) in opts {
             match (k, kind) {
                 ("jobs", _) => {
                     limit = Some(v.parse().map_err(|_| err(format!("jobs: expected a whole number, found {v:?}")))?)
                 }
-                ("sort", _) => {
-                    sort = v.parse().map_err(|_| err(format!("sort: expected true or false, found {v:?}")))?
-                }
-                ("at_once", _) => {
-                    at_once = v.parse().map_err(|_| err(format!("at_once: expected true or false, found {v:?}")))?
-                }
+                ("sort", _) => sort = flag(k, v)?,
+                ("at_once", _) => at_once = flag(k, v)?,
                 (_, "swim") => swim_o.set(k, v).map_err(err)?,
                 (_, "eagle") => eagle_o.set(k, v).map_err(err)?,
                 (_, "kairos") => kairos_o.set(k, v).map_err(err)?,
