@@ -505,26 +505,32 @@ pub fn run(cli: Cli) -> Result<String, SimError> {
         }
         Command::ToSls { spec, compress, nodes, out, nodes_out } => {
             let opts = crate::workload::sls_writer::SlsWriteOptions::new(compress, nodes);
-            let file = std::fs::File::create(&out)
-                .map_err(|e| SimError::Config(format!("cannot write {}: {e}", out.display())))?;
+            let file = std::fs::File::create(&out).map_err(|e| cannot_write(&out, e))?;
             let n = crate::workload::sls_writer::convert_to_sls(&spec, &opts, std::io::BufWriter::new(file))?;
             if let Some(p) = &nodes_out {
-                std::fs::write(p, crate::workload::sls_writer::sls_nodes_json(nodes))
-                    .map_err(|e| SimError::Config(format!("cannot write {}: {e}", p.display())))?;
+                write_text(p, crate::workload::sls_writer::sls_nodes_json(nodes))?;
             }
             Ok(format!("{n} jobs written to {} (times / {compress}, {nodes} hosts)\n", out.display()))
         }
         Command::Fidelity { pairs, csv } => {
             let pairs = pairs.iter().map(|p| crate::fidelity::read_pair(p)).collect::<Result<Vec<_>, _>>()?;
             if let Some(path) = &csv {
-                std::fs::write(path, crate::fidelity::summary_csv(&pairs))
-                    .map_err(|e| SimError::Config(format!("cannot write {}: {e}", path.display())))?;
+                write_text(path, crate::fidelity::summary_csv(&pairs))?;
             }
             Ok(crate::fidelity::markdown(&pairs))
         }
         Command::SlsCompare(args) => sls_compare(&args),
         Command::SingleServer(args) => crate::single_server::cli::cli_main(args),
     }
+}
+
+fn cannot_write(p: &std::path::Path, e: std::io::Error) -> SimError {
+    cfg_err(format!("cannot write {}: {e}", p.display()))
+}
+
+/// Writes a whole output file, the error naming it.
+fn write_text(p: &std::path::Path, text: String) -> Result<(), SimError> {
+    std::fs::write(p, text).map_err(|e| cannot_write(p, e))
 }
 
 fn sls_compare(args: &SlsCompareArgs) -> Result<String, SimError> {
@@ -540,14 +546,11 @@ fn sls_compare(args: &SlsCompareArgs) -> Result<String, SimError> {
     let first = runs.first().map(|r| r.0.clone()).ok_or_else(|| cfg_err("no SLS runs to compare"))?;
     let baseline = args.baseline.clone().unwrap_or(first);
     let cmp = rep.compare(&baseline)?;
-    let write = |p: &std::path::Path, text: String| {
-        std::fs::write(p, text).map_err(|e| cfg_err(format!("cannot write {}: {e}", p.display())))
-    };
     if let Some(p) = &args.csv {
-        write(p, report::wide_csv(&cmp, "scheduler"))?;
+        write_text(p, report::wide_csv(&cmp, "scheduler"))?;
     }
     if let Some(p) = &args.jobs_csv {
-        write(p, rep.comparison.jobs_csv())?;
+        write_text(p, rep.comparison.jobs_csv())?;
     }
     if let Some(p) = &args.html {
         let (dir, name) = match (p.extension(), p.file_name()) {
