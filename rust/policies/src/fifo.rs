@@ -86,18 +86,11 @@ impl Policy for Fifo {
 
 #[cfg(test)]
 mod tests {
-    use crate::test_support::{allocations, core, job_in};
-    use sojourn_core::{AppId, Ask, Core, Event, Locality, NodeId, NodeSpec, Phase, Priority, Resources, Time};
+    use crate::test_support::{allocations, core, job_in, node_in_rack};
+    use sojourn_core::{AppId, Ask, Core, Event, Locality, NodeId, Phase, Priority, Resources, Time};
 
     fn node_on(c: &mut Core, id: u32, rack: &str) {
-        let spec = NodeSpec {
-            node: NodeId(id),
-            name: format!("n{id}"),
-            rack: rack.into(),
-            labels: vec![],
-            capacity: Resources::new(2048, 2),
-        };
-        c.handle(Time::ZERO, Event::NodeAdded(spec)).expect("node");
+        node_in_rack(c, id, rack, 2048, 2);
     }
 
     fn heartbeat(c: &mut Core, n: u32) -> Vec<(u32, u32)> {

@@ -24,10 +24,15 @@ pub fn config_error(policy: &str, kv: &[(&str, &str)]) -> String {
 }
 
 pub fn node(c: &mut Core, id: u32, mb: u64, vcores: u32) {
+    node_in_rack(c, id, "/r", mb, vcores);
+}
+
+/// Node `n<id>` in `rack`.
+pub fn node_in_rack(c: &mut Core, id: u32, rack: &str, mb: u64, vcores: u32) {
     let spec = NodeSpec {
         node: NodeId(id),
         name: format!("n{id}"),
-        rack: "/r".into(),
+        rack: rack.into(),
         labels: vec![],
         capacity: Resources::new(mb, vcores),
     };
