@@ -31,8 +31,8 @@
 //! container, 5120 MB / 1 vcore (delgado.md §3.7 notes).
 
 use super::text::{open_file, parse_nonneg_f64, parse_u64, secs_to_ms, Lines};
-use super::{JobSpec, TaskGroup, WorkloadError, MAX_TASKS_PER_JOB};
-use sojourn_core::{Phase, Priority, Resources, Time};
+use super::{pick_weighted, JobSpec, TaskGroup, WorkloadError, MAX_TASKS_PER_JOB};
+use sojourn_core::{Resources, Time};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -162,21 +162,9 @@ impl KairosOptions {
     /// [`Self::task_ms`], every task in the testbed container.
     pub fn job(&self, id: u64, name: String, submit: Time, queue: &str, class: &KairosClass, reduces: u64) -> JobSpec {
         let (map_ms, reduce_ms) = self.task_ms(class, reduces);
-        let mut groups = vec![TaskGroup {
-            phase: Phase::Map,
-            priority: Priority::MAP,
-            resources: self.container,
-            durations_ms: vec![map_ms; class.maps as usize],
-            hosts: Vec::new(),
-        }];
+        let mut groups = vec![TaskGroup::maps(self.container, vec![map_ms; class.maps as usize])];
         if reduces > 0 {
-            groups.push(TaskGroup {
-                phase: Phase::Reduce,
-                priority: Priority::REDUCE,
-                resources: self.container,
-                durations_ms: vec![reduce_ms; reduces as usize],
-                hosts: Vec::new(),
-            });
+            groups.push(TaskGroup::reduces(self.container, vec![reduce_ms; reduces as usize]));
         }
         JobSpec {
             id,
@@ -338,22 +326,10 @@ impl Iterator for KairosDraw {
             return None;
         }
         self.clock_s += self.rng.exponential(self.opts.mean_interarrival_s);
-        let weights: Vec<(usize, f64)> = if self.opts.uniform {
-            vec![(0, 0.35), (1, 0.35), (2, 0.30)]
-        } else {
-            TABLE_4_1.iter().enumerate().map(|(i, c)| (i, c.probability)).collect()
-        };
-        let total: f64 = weights.iter().map(|w| w.1).sum();
-        let mut x = self.rng.next_f64() * total;
-        let mut pick = weights[weights.len() - 1].0;
-        for (i, w) in weights {
-            if x < w {
-                pick = i;
-                break;
-            }
-            x -= w;
-        }
-        let class = &TABLE_4_1[pick];
+        // Classes 1-3 only, or Table 4.1's whole mix.
+        let weights: Vec<f64> =
+            if self.opts.uniform { vec![0.35, 0.35, 0.30] } else { TABLE_4_1.iter().map(|c| c.probability).collect() };
+        let class = &TABLE_4_1[pick_weighted(&mut self.rng, &weights)];
         let id = self.next_id;
         self.next_id += 1;
         let queue = if class.short { "short" } else { "long" };

@@ -47,6 +47,31 @@ pub struct TaskGroup {
     pub hosts: Vec<Option<String>>,
 }
 
+impl TaskGroup {
+    /// A map phase of tasks without host preferences.
+    pub fn maps(resources: Resources, durations_ms: Vec<u64>) -> TaskGroup {
+        TaskGroup { phase: Phase::Map, priority: Priority::MAP, resources, durations_ms, hosts: Vec::new() }
+    }
+
+    /// A reduce phase of tasks without host preferences.
+    pub fn reduces(resources: Resources, durations_ms: Vec<u64>) -> TaskGroup {
+        TaskGroup { phase: Phase::Reduce, priority: Priority::REDUCE, resources, durations_ms, hosts: Vec::new() }
+    }
+}
+
+/// The index of a weighted choice, from one draw of `rng` (the last one when
+/// rounding leaves the draw past every weight).
+pub(crate) fn pick_weighted(rng: &mut sojourn_core::Rng, weights: &[f64]) -> usize {
+    let mut x = rng.next_f64() * weights.iter().sum::<f64>();
+    for (i, w) in weights.iter().enumerate() {
+        if x < *w {
+            return i;
+        }
+        x -= w;
+    }
+    weights.len().saturating_sub(1)
+}
+
 impl JobSpec {
     pub fn task_count(&self) -> usize {
         self.groups.iter().map(|g| g.durations_ms.len()).sum()

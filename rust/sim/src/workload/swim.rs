@@ -43,7 +43,7 @@
 
 use super::text::{open_file, parse_nonneg_f64, parse_u64, Lines};
 use super::{JobSpec, TaskGroup, WorkloadError, MAX_TASKS_PER_JOB};
-use sojourn_core::{Phase, Priority, Resources, Time};
+use sojourn_core::{Resources, Time};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -188,22 +188,10 @@ impl SwimRecord {
         };
         let map_out = if self.shuffle > 0 { self.shuffle } else { self.reduce_output };
         let map_ms = task_ms(self.map_input as f64 + map_out as f64, maps, opts.map_bytes_per_s);
-        let mut groups = vec![TaskGroup {
-            phase: Phase::Map,
-            priority: Priority::MAP,
-            resources: opts.map_container,
-            durations_ms: vec![map_ms; maps as usize],
-            hosts: Vec::new(),
-        }];
+        let mut groups = vec![TaskGroup::maps(opts.map_container, vec![map_ms; maps as usize])];
         if reduces > 0 {
             let reduce_ms = task_ms(self.shuffle as f64 + self.reduce_output as f64, reduces, opts.reduce_bytes_per_s);
-            groups.push(TaskGroup {
-                phase: Phase::Reduce,
-                priority: Priority::REDUCE,
-                resources: opts.reduce_container,
-                durations_ms: vec![reduce_ms; reduces as usize],
-                hosts: Vec::new(),
-            });
+            groups.push(TaskGroup::reduces(opts.reduce_container, vec![reduce_ms; reduces as usize]));
         }
         JobSpec {
             id,
@@ -360,6 +348,7 @@ pub fn swim_sizes(path: impl AsRef<Path>) -> Result<Vec<SwimSize>, WorkloadError
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sojourn_core::{Phase, Priority};
     use std::io::Cursor;
 
     fn sample(name: &str) -> String {

@@ -54,8 +54,8 @@
 //! of 100 s, 5% long with 1000 tasks of 20,000 s, Poisson arrivals with mean
 //! 50 s, run on 15,000 single-slot servers.
 
-use super::{JobSpec, TaskGroup};
-use sojourn_core::{Phase, Priority, Resources, Rng, Time};
+use super::{pick_weighted, JobSpec, TaskGroup};
+use sojourn_core::{Resources, Rng, Time};
 
 /// Exponential inter-arrivals, accumulated in f64 seconds.
 #[derive(Clone, Debug)]
@@ -88,10 +88,6 @@ fn positive(key: &str, value: &str) -> Result<f64, String> {
 
 fn whole(key: &str, value: &str) -> Result<u64, String> {
     value.trim().parse::<u64>().map_err(|_| format!("{key}: expected a whole number, found {value:?}"))
-}
-
-fn map_group(resources: Resources, durations_ms: Vec<u64>) -> TaskGroup {
-    TaskGroup { phase: Phase::Map, priority: Priority::MAP, resources, durations_ms, hosts: Vec::new() }
 }
 
 fn job(id: u64, name: String, submit: Time, groups: Vec<TaskGroup>) -> JobSpec {
@@ -269,7 +265,7 @@ impl Iterator for SyntheticJobs {
         let n = self.rng.exponential(class.tasks).ceil().clamp(1.0, 1e6) as usize;
         let mean = self.rng.exponential(class.task_s);
         let durations = (0..n).map(|_| secs_ms(task_seconds(&mut self.rng, mean))).collect();
-        Some(job(id, format!("{}-{id}", p.name), submit, vec![map_group(self.opts.container, durations)]))
+        Some(job(id, format!("{}-{id}", p.name), submit, vec![TaskGroup::maps(self.opts.container, durations)]))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -418,27 +414,13 @@ impl Iterator for GridMixJobs {
         let id = self.next_id;
         self.next_id += 1;
         let submit = self.arrivals.next();
-        let total: f64 = self.opts.classes.iter().map(|c| c.weight).sum();
-        let mut x = self.rng.next_f64() * total;
-        let mut class = self.opts.classes[self.opts.classes.len() - 1];
-        for &c in &self.opts.classes {
-            if x < c.weight {
-                class = c;
-                break;
-            }
-            x -= c.weight;
-        }
+        let weights: Vec<f64> = self.opts.classes.iter().map(|c| c.weight).collect();
+        let class = self.opts.classes[pick_weighted(&mut self.rng, &weights)];
         let maps = self.uniform(class.maps).max(1);
         let reduces = self.uniform(class.reduces);
-        let mut groups = vec![map_group(self.opts.map_container, self.times(maps, class.map_s))];
+        let mut groups = vec![TaskGroup::maps(self.opts.map_container, self.times(maps, class.map_s))];
         if reduces > 0 {
-            groups.push(TaskGroup {
-                phase: Phase::Reduce,
-                priority: Priority::REDUCE,
-                resources: self.opts.reduce_container,
-                durations_ms: self.times(reduces, class.reduce_s),
-                hosts: Vec::new(),
-            });
+            groups.push(TaskGroup::reduces(self.opts.reduce_container, self.times(reduces, class.reduce_s)));
         }
         Some(job(id, format!("{}-{}-{id}", self.opts.prefix, class.name), submit, groups))
     }
@@ -536,7 +518,7 @@ impl Iterator for SparrowJobs {
         } else {
             ("long", o.long_tasks, o.long_task_s)
         };
-        Some(job(id, format!("sparrow-{kind}-{id}"), submit, vec![map_group(o.container, vec![secs_ms(s); n])]))
+        Some(job(id, format!("sparrow-{kind}-{id}"), submit, vec![TaskGroup::maps(o.container, vec![secs_ms(s); n])]))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -548,6 +530,7 @@ impl Iterator for SparrowJobs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sojourn_core::Phase;
 
     /// (fraction of jobs above the cutoff, fraction of their task-seconds).
     fn long_shares(p: &TraceProfile, jobs: u64, seed: u64) -> (f64, f64) {
