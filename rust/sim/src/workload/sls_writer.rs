@@ -132,16 +132,10 @@ pub fn convert_to_sls<W: Write>(spec: &str, opts: &SlsWriteOptions, out: W) -> R
 mod tests {
     use super::*;
     use crate::workload::TaskGroup;
-    use sojourn_core::{Priority, Resources, Time};
+    use sojourn_core::{Resources, Time};
 
     fn job(id: u64, submit: u64, maps: &[u64], reduces: &[u64]) -> JobSpec {
-        let group = |phase, prio, d: &[u64]| TaskGroup {
-            phase,
-            priority: Priority(prio),
-            resources: Resources { memory_mb: 1024, vcores: 1, gpus: 0 },
-            durations_ms: d.to_vec(),
-            hosts: vec![],
-        };
+        let slot = Resources::new(1024, 1);
         JobSpec {
             id,
             name: format!("j{id}"),
@@ -149,7 +143,7 @@ mod tests {
             queue: "default".to_string(),
             user: "u".to_string(),
             priority: 0,
-            groups: vec![group(Phase::Map, 20, maps), group(Phase::Reduce, 10, reduces)],
+            groups: vec![TaskGroup::maps(slot, maps.to_vec()), TaskGroup::reduces(slot, reduces.to_vec())],
             deadline: None,
             value: None,
         }
