@@ -4,11 +4,11 @@
 //! `handle_timeout(now)` wakes it. No clock, no threads, no I/O: the same
 //! inputs give the same decisions.
 
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, Recovered};
 use crate::error::{CoreError, Result};
 use crate::ids::TimerToken;
 use crate::policy::{Ctx, Policy};
-use crate::protocol::{Decision, Event};
+use crate::protocol::{Decision, Event, PreemptMode, RefusalKind};
 use crate::resources::Resources;
 use crate::rng::Rng;
 use crate::time::Time;
@@ -103,23 +103,40 @@ impl Core {
                 self.cluster.complete(*container, *outcome, now)?;
             }
             Event::ContainerProgress { container, progress, .. } => self.cluster.set_progress(*container, *progress)?,
-            Event::Rejected { decision, .. } => {
+            Event::ContainerRecovered { container, app, node, priority, resources, phase, suspended } => {
+                let r = Recovered {
+                    container: *container,
+                    app: *app,
+                    node: *node,
+                    priority: *priority,
+                    phase: *phase,
+                    resources: *resources,
+                    suspended: *suspended,
+                };
+                self.cluster.recover_container(r, now)?;
+            }
+            Event::Rejected { decision, kind, .. } => {
                 self.stats.rejections += 1;
-                self.rollback(decision, now);
+                self.rollback(decision, *kind, now);
             }
         }
         self.with_ctx(now, |p, ctx| p.on_event(ctx, &event));
         Ok(())
     }
 
-    fn rollback(&mut self, decision: &Decision, now: Time) {
+    fn rollback(&mut self, decision: &Decision, kind: RefusalKind, now: Time) {
         match decision {
             Decision::Allocate { container, .. } => self.cluster.rollback_allocation(*container),
             Decision::Reserve { node, .. } => {
                 let _ = self.cluster.unreserve(*node);
             }
             Decision::Unreserve { .. } => {}
-            Decision::Preempt { container, mode } => self.cluster.rollback_preempt(*container, *mode, now),
+            Decision::Preempt { container, mode } => {
+                self.cluster.rollback_preempt(*container, *mode, now);
+                if *mode == PreemptMode::Suspend && kind == RefusalKind::Never {
+                    self.cluster.refuse_suspension(*container);
+                }
+            }
             Decision::Resume { container } => self.cluster.rollback_resume(*container, now),
         }
     }

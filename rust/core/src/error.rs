@@ -1,6 +1,7 @@
 //! The core's one error type. Every message names the offending input.
 
 use crate::ids::{AppId, ContainerId, NodeId};
+use crate::protocol::RefusalKind;
 use std::fmt;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -37,6 +38,22 @@ impl fmt::Display for CoreError {
             CoreError::Config(m) => write!(f, "configuration error: {m}"),
             CoreError::InvalidDecision(m) => write!(f, "policy produced an invalid decision: {m}"),
             CoreError::BadEvent(m) => write!(f, "bad event: {m}"),
+        }
+    }
+}
+
+impl CoreError {
+    /// Whether the refused input could succeed later, never, or shows a bug.
+    pub fn kind(&self) -> RefusalKind {
+        match self {
+            CoreError::UnknownNode(_)
+            | CoreError::DuplicateNode(_)
+            | CoreError::UnknownApp(_)
+            | CoreError::DuplicateApp(_)
+            | CoreError::UnknownContainer(_)
+            | CoreError::BadResource { .. }
+            | CoreError::BadEvent(_) => RefusalKind::Never,
+            CoreError::Config(_) | CoreError::InvalidDecision(_) => RefusalKind::Error,
         }
     }
 }

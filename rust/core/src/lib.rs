@@ -18,14 +18,14 @@ pub mod resources;
 pub mod rng;
 pub mod time;
 
-pub use cluster::{App, AskState, Cluster, Container, ContainerState, Node, RackId, Refusal};
+pub use cluster::{App, AskState, Cluster, Container, ContainerState, Node, RackId, Recovered, Refusal};
 pub use engine::{Core, CoreConfig, CoreStats};
 pub use error::{CoreError, Result};
 pub use ids::{AppId, ContainerId, NodeId, Priority, TimerToken};
 pub use params::{ParamKind, ParamSpec, Params};
 pub use policy::{Ctx, Policy};
 pub use protocol::{
-    AppSpec, Ask, Decision, Event, Locality, NodeSpec, Outcome, Phase, PreemptMode, Record, RecordingMeta,
+    AppSpec, Ask, Decision, Event, Locality, NodeSpec, Outcome, Phase, PreemptMode, Record, RecordingMeta, RefusalKind,
 };
 pub use resources::{Calculator, Resources};
 pub use rng::Rng;

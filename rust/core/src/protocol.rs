@@ -190,13 +190,63 @@ pub enum Event {
         sort_finished: Option<Time>,
     },
     /// The driver could not apply a decision: the core rolls it back.
+    /// `kind` says whether the same decision could succeed later
+    /// ([`RefusalKind::Retry`], the default in older recordings) or never
+    /// ([`RefusalKind::Never`]: the core then stops re-issuing it, e.g. a
+    /// suspension the host cannot carry out).
     Rejected {
         decision: Decision,
         reason: String,
+        #[serde(default, skip_serializing_if = "RefusalKind::is_retry")]
+        kind: RefusalKind,
+    },
+    /// A container that exists in the host but not (or no longer) in the
+    /// core: one YARN recovered after a ResourceManager restart or fail-over,
+    /// one a restarted ApplicationMaster kept, or one the host re-sends when
+    /// it rebuilds the core's mirror from its own books. The host chooses
+    /// the id (the core's own counter moves past it).
+    ContainerRecovered {
+        container: ContainerId,
+        app: AppId,
+        node: NodeId,
+        priority: Priority,
+        resources: Resources,
+        #[serde(default = "default_phase")]
+        phase: Phase,
+        /// It is suspended (it holds its memory but no vcores).
+        #[serde(default)]
+        suspended: bool,
     },
     /// Event-driven drivers (the papers' simulators): offer every node with
     /// free resources to the policy now, as if each had heartbeated.
     ScheduleAll,
+}
+
+/// How the side that refused something should have it treated: the
+/// Kubernetes scheduling framework's status codes, as the core needs them.
+/// An event the core refuses comes back with one; a decision the host
+/// refuses goes back in [`Event::Rejected`] with one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefusalKind {
+    /// It may succeed later, once the state it depends on changes (a
+    /// container that does not fit yet, a node busy with another request).
+    #[default]
+    Retry,
+    /// It can never succeed as given (an unknown or departed id, a duplicate,
+    /// an ask larger than the maximum allocation, a suspension the host
+    /// cannot carry out): do not send it again.
+    Never,
+    /// Something is wrong on the side that produced it (a policy decision
+    /// that fails the core's own validation, a malformed event): a bug to
+    /// report, not a condition to wait out.
+    Error,
+}
+
+impl RefusalKind {
+    pub fn is_retry(&self) -> bool {
+        *self == RefusalKind::Retry
+    }
 }
 
 /// What the core tells a driver.
@@ -238,6 +288,15 @@ pub struct RecordingMeta {
     pub max_allocation: Option<Resources>,
     #[serde(default)]
     pub network_delay_ms: u64,
+    /// 0 for a recording from the RM's start; n for the n-th segment after
+    /// the recorder rotated, which starts mid-run and so cannot replay the
+    /// decisions exactly.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub segment: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 #[cfg(test)]

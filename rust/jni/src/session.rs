@@ -6,14 +6,15 @@
 
 use crate::error::{BridgeError, Result};
 use serde::{Deserialize, Serialize};
-use sojourn_core::{Core, CoreConfig, Decision, Event, Record, Resources, Time};
+use serde_json::value::RawValue;
+use sojourn_core::{Core, CoreConfig, Decision, Event, Record, RefusalKind, Resources, Time};
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 
 /// Settings of a session beyond the policy and its parameters, sent by the
 /// shim as JSON. Unknown fields are errors.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
     #[serde(default)]
@@ -26,15 +27,41 @@ pub struct Settings {
     /// Flight recorder: append every event the core receives to this file,
     /// one [`Record`] as JSON per line. The decisions the core made are
     /// appended to `<record>.decisions`, one [`Decision`] per line, so a
-    /// replay can be checked against them.
+    /// replay can be checked against them. The files are the RM user's
+    /// alone (mode 0600: they name users, apps and queues), and a path that
+    /// is a symbolic link is refused.
     #[serde(default)]
     pub record: Option<String>,
+    /// The recording's events file is rotated when it passes this size
+    /// (MiB): the segment so far becomes `<record>.prev` (an older `.prev` is
+    /// dropped) and a new one starts, so the recorder holds at most about
+    /// twice this much. 0: no cap.
+    #[serde(default = "default_record_max_mb")]
+    pub record_max_mb: u64,
 }
 
-/// An event the core refused, by its index in the batch.
+fn default_record_max_mb() -> u64 {
+    1024
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            seed: 0,
+            max_allocation: None,
+            network_delay_ms: 0,
+            record: None,
+            record_max_mb: default_record_max_mb(),
+        }
+    }
+}
+
+/// An event the core refused (or could not decode), by its index in the
+/// batch, with whether it could succeed later, never, or shows a bug.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct EventError {
     pub index: usize,
+    pub kind: RefusalKind,
     pub message: String,
 }
 
@@ -52,17 +79,35 @@ pub struct Response {
 
 struct Recorder {
     path: String,
+    meta: RecordingMeta,
     out: BufWriter<File>,
     decisions: BufWriter<File>,
+    /// Bytes written to the events file of this segment.
+    written: u64,
+    max_bytes: u64,
 }
 
-fn append(path: &str) -> Result<BufWriter<File>> {
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| BridgeError::Config(format!("cannot open the flight recorder file '{path}': {e}")))?;
-    Ok(BufWriter::new(file))
+/// Opens `path` for appending, owner-only, refusing a symbolic link
+/// (`O_NOFOLLOW`: a link planted at the path cannot redirect the writes).
+fn open_private(path: &str, append: bool) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut o = OpenOptions::new();
+    o.create(true).mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    if append {
+        o.append(true);
+    } else {
+        o.write(true).truncate(true);
+    }
+    let f = o.open(path)?;
+    // An existing file keeps its old mode on open: narrow it too.
+    use std::os::unix::fs::PermissionsExt;
+    f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    Ok(f)
+}
+
+fn recorder_error(path: &str, e: std::io::Error) -> BridgeError {
+    let why = if e.raw_os_error() == Some(libc::ELOOP) { "it is a symbolic link".to_string() } else { e.to_string() };
+    BridgeError::Config(format!("cannot open the flight recorder file '{path}': {why}"))
 }
 
 /// What a replay needs besides the events (one format with `sojourn replay`).
@@ -71,22 +116,43 @@ pub use sojourn_core::RecordingMeta;
 impl Recorder {
     /// Starts a fresh recording at `path` (a previous one is kept as
     /// `<path>.prev`, with its `.decisions` and `.meta`).
-    fn open(path: &str, meta: &RecordingMeta) -> Result<Recorder> {
-        let files = [path.to_string(), format!("{path}.decisions"), format!("{path}.meta")];
-        if std::fs::metadata(path).map(|m| m.len() > 0).unwrap_or(false) {
+    fn open(path: &str, meta: &RecordingMeta, max_mb: u64) -> Result<Recorder> {
+        let (out, decisions) = Self::start_segment(path, meta)?;
+        Ok(Recorder {
+            path: path.to_string(),
+            meta: meta.clone(),
+            out,
+            decisions,
+            written: 0,
+            max_bytes: max_mb.saturating_mul(1 << 20),
+        })
+    }
+
+    fn files(path: &str) -> [String; 3] {
+        [path.to_string(), format!("{path}.decisions"), format!("{path}.meta")]
+    }
+
+    fn start_segment(path: &str, meta: &RecordingMeta) -> Result<(BufWriter<File>, BufWriter<File>)> {
+        let files = Self::files(path);
+        if std::fs::symlink_metadata(path).map(|m| m.len() > 0 && m.file_type().is_file()).unwrap_or(false) {
             for f in &files {
                 let _ = std::fs::rename(f, format!("{f}.prev"));
             }
         }
         let meta_json = serde_json::to_string_pretty(meta).map_err(|e| BridgeError::Internal(e.to_string()))?;
-        std::fs::write(&files[2], meta_json)
-            .map_err(|e| BridgeError::Config(format!("cannot open the flight recorder file '{}': {e}", files[2])))?;
-        Ok(Recorder { path: path.to_string(), out: append(&files[0])?, decisions: append(&files[1])? })
+        let mut m = open_private(&files[2], false).map_err(|e| recorder_error(&files[2], e))?;
+        m.write_all(meta_json.as_bytes()).map_err(|e| recorder_error(&files[2], e))?;
+        let out = open_private(&files[0], true).map_err(|e| recorder_error(&files[0], e))?;
+        let decisions = open_private(&files[1], true).map_err(|e| recorder_error(&files[1], e))?;
+        Ok((BufWriter::new(out), BufWriter::new(decisions)))
     }
 
     fn write(&mut self, record: &Record) -> std::io::Result<()> {
-        serde_json::to_writer(&mut self.out, record)?;
-        self.out.write_all(b"\n")
+        let line = serde_json::to_vec(record)?;
+        self.out.write_all(&line)?;
+        self.out.write_all(b"\n")?;
+        self.written += line.len() as u64 + 1;
+        Ok(())
     }
 
     fn write_decisions(&mut self, decisions: &[Decision]) -> std::io::Result<()> {
@@ -97,9 +163,25 @@ impl Recorder {
         Ok(())
     }
 
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.out.flush()?;
-        self.decisions.flush()
+    /// Flushes, and rotates when the segment passed its cap. A segment after
+    /// the first starts in the middle of a run: its `.meta` says so, and a
+    /// replay of it starts from an empty core, so it checks nothing exactly.
+    fn flush(&mut self) -> Result<()> {
+        self.out.flush().and_then(|_| self.decisions.flush()).map_err(|e| recorder_error(&self.path, e))?;
+        if self.max_bytes > 0 && self.written >= self.max_bytes {
+            self.meta.segment += 1;
+            let (out, decisions) = Self::start_segment(&self.path, &self.meta)?;
+            self.out = out;
+            self.decisions = decisions;
+            self.written = 0;
+            log::info!(
+                "flight recorder: {} passed {} MiB; the previous segment is {}.prev",
+                self.path,
+                self.max_bytes >> 20,
+                self.path
+            );
+        }
+        Ok(())
     }
 }
 
@@ -119,9 +201,10 @@ impl Session {
             seed: settings.seed,
             max_allocation: settings.max_allocation,
             network_delay_ms: settings.network_delay_ms,
+            segment: 0,
         };
         let recorder = match settings.record.as_deref() {
-            Some(p) if !p.trim().is_empty() => Some(Recorder::open(p.trim(), &meta)?),
+            Some(p) if !p.trim().is_empty() => Some(Recorder::open(p.trim(), &meta, settings.record_max_mb)?),
             _ => None,
         };
         let config = CoreConfig {
@@ -144,21 +227,44 @@ impl Session {
 
     /// Applies a batch of events at `now`, returning every decision made.
     pub fn handle(&mut self, now: Time, events: Vec<Event>) -> Response {
+        self.handle_each(now, events.into_iter().map(Ok))
+    }
+
+    /// Applies every event that decodes and that the core accepts; each
+    /// other one is refused alone, by index, and the rest of the batch
+    /// still applies (one user's malformed ask never costs another user's
+    /// completion its place in the mirror).
+    fn handle_each(&mut self, now: Time, events: impl Iterator<Item = Result<Event, EventError>>) -> Response {
         let mut errors = Vec::new();
-        for (index, event) in events.into_iter().enumerate() {
+        for (index, event) in events.enumerate() {
+            let event = match event {
+                Ok(e) => e,
+                Err(e) => {
+                    errors.push(EventError { index, ..e });
+                    continue;
+                }
+            };
             self.record(Record { now, event: Some(event.clone()) });
             if let Err(e) = self.core.handle(now, event) {
-                errors.push(EventError { index, message: e.to_string() });
+                errors.push(EventError { index, kind: e.kind(), message: e.to_string() });
             }
         }
         self.response(errors)
     }
 
-    /// Decodes a JSON array of events and applies it.
+    /// Decodes a JSON array of events one element at a time and applies it.
+    /// Only a batch that is not a JSON array at all is refused whole.
     pub fn handle_json(&mut self, now: Time, events: &str) -> Result<Response> {
-        let events: Vec<Event> =
+        let raw: Vec<&RawValue> =
             serde_json::from_str(events).map_err(|e| BridgeError::BadInput(format!("events: {e}")))?;
-        Ok(self.handle(now, events))
+        let decoded = raw.into_iter().map(|r| {
+            serde_json::from_str::<Event>(r.get()).map_err(|e| EventError {
+                index: 0,
+                kind: RefusalKind::Error,
+                message: format!("cannot decode the event {}: {e}", excerpt(r.get())),
+            })
+        });
+        Ok(self.handle_each(now, decoded))
     }
 
     /// Fires the timers due at `now`.
@@ -223,10 +329,19 @@ impl Session {
     fn flush_recorder(&mut self) {
         if let Some(r) = &mut self.recorder {
             if let Err(e) = r.flush() {
-                log::error!("flight recorder: cannot write to {}: {e}; recording stops", r.path);
+                log::error!("flight recorder: {e}; recording stops");
                 self.recorder = None;
             }
         }
+    }
+}
+
+/// The start of a (possibly huge or hostile) input, for a log line.
+fn excerpt(s: &str) -> String {
+    const MAX: usize = 200;
+    match s.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s.to_string(),
     }
 }
 
@@ -249,7 +364,7 @@ pub fn replay(meta: &RecordingMeta, records: impl IntoIterator<Item = Record>) -
         seed: meta.seed,
         max_allocation: meta.max_allocation,
         network_delay_ms: meta.network_delay_ms,
-        record: None,
+        ..Settings::default()
     };
     let mut s = Session::open(&meta.policy, &meta.params, settings)?;
     let mut out = Vec::new();

@@ -74,11 +74,42 @@ fn a_bad_event_is_reported_by_index_and_the_rest_applies() {
 }
 
 #[test]
-fn malformed_json_is_bad_input_and_changes_nothing() {
+fn a_batch_that_is_not_an_array_is_bad_input_and_changes_nothing() {
     let h = open("fifo", &[], "").unwrap();
-    let e = api::handle(h, 0, r#"[{"type":"node_teleported"}]"#).unwrap_err();
+    let e = api::handle(h, 0, r#"{"type":"node_heartbeat","node":1}"#).unwrap_err();
     assert!(matches!(e, BridgeError::BadInput(_)), "{e:?}");
     assert_eq!(response(&api::describe(h).unwrap())["stats"]["events"], 0);
+    api::close(h).unwrap();
+}
+
+/// Reliability finding 1: one undecodable event (a negative priority, a
+/// count past u32, an unknown type) used to drop its whole batch, and with it
+/// the completions beside it; the mirror then held containers YARN had freed.
+#[test]
+fn a_malformed_event_inside_a_good_batch_is_refused_alone() {
+    let h = open("fifo", &[], "").unwrap();
+    let r = response(&api::handle(h, 0, SETUP).unwrap());
+    let first = r["decisions"][0]["container"].as_u64().unwrap();
+    let batch = format!(
+        r#"[
+      {{"type":"asks_updated","app":1,"asks":[{{"priority":-1,"capability":{{"memory_mb":1024,"vcores":1}},"count":1}}]}},
+      {{"type":"container_completed","container":{first},"outcome":"finished"}},
+      {{"type":"asks_updated","app":1,"asks":[{{"priority":20,"capability":{{"memory_mb":1024,"vcores":1}},"count":4294967296}}]}},
+      {{"type":"node_teleported","node":1}},
+      {{"type":"app_removed","app":77}}
+    ]"#
+    );
+    let r = response(&api::handle(h, 1, &batch).unwrap());
+    let errors = r["errors"].as_array().unwrap();
+    let by_index: Vec<(u64, &str)> =
+        errors.iter().map(|e| (e["index"].as_u64().unwrap(), e["kind"].as_str().unwrap())).collect();
+    assert_eq!(by_index, vec![(0, "error"), (2, "error"), (3, "error"), (4, "never")], "{r}");
+    assert!(errors[0]["message"].as_str().unwrap().contains("-1"), "{r}");
+    assert!(errors[3]["message"].as_str().unwrap().contains("app#77"), "{r}");
+    // The completion in the middle applied: the mirror holds 2 containers, not 3.
+    let d = response(&api::describe(h).unwrap());
+    assert_eq!(d["cluster"]["containers"], 2, "{d}");
+    assert_eq!(d["cluster"]["allocated"]["memory_mb"], 4096, "{d}");
     api::close(h).unwrap();
 }
 
@@ -123,6 +154,70 @@ fn the_flight_recorder_writes_one_record_per_event() {
     for ext in ["", ".decisions", ".meta"] {
         let _ = std::fs::remove_file(format!("{}{ext}", path.display()));
     }
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("sojourn-jni-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn the_recorder_writes_owner_only_files() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("rec-mode");
+    let path = dir.join("rec.jsonl");
+    let settings = serde_json::json!({ "record": path.to_str().unwrap() }).to_string();
+    let h = open("fifo", &[], &settings).unwrap();
+    api::handle(h, 5, SETUP).unwrap();
+    api::close(h).unwrap();
+    for ext in ["", ".decisions", ".meta"] {
+        let f = format!("{}{ext}", path.display());
+        let mode = std::fs::metadata(&f).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{f} is mode {mode:o}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_recorder_refuses_a_symbolic_link() {
+    let dir = scratch("rec-link");
+    let victim = dir.join("victim");
+    std::fs::write(&victim, "keep me").unwrap();
+    for target in ["rec.jsonl", "rec.jsonl.meta"] {
+        let path = dir.join("rec.jsonl");
+        for ext in ["", ".meta", ".decisions"] {
+            let _ = std::fs::remove_file(format!("{}{ext}", path.display()));
+        }
+        std::os::unix::fs::symlink(&victim, dir.join(target)).unwrap();
+        let settings = serde_json::json!({ "record": path.to_str().unwrap() }).to_string();
+        let e = open("fifo", &[], &settings).unwrap_err();
+        assert!(e.to_string().contains("symbolic link"), "{target}: {e}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me", "{target}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_recorder_rotates_past_its_cap() {
+    let dir = scratch("rec-rotate");
+    let path = dir.join("rec.jsonl");
+    let settings = serde_json::json!({ "record": path.to_str().unwrap(), "record_max_mb": 1 }).to_string();
+    let h = open("fifo", &[], &settings).unwrap();
+    api::handle(h, 0, SETUP).unwrap();
+    let beats = format!("[{}]", vec![r#"{"type":"node_heartbeat","node":1}"#; 1000].join(","));
+    for t in 1..=60 {
+        api::handle(h, t, &beats).unwrap();
+    }
+    api::close(h).unwrap();
+    let size = |ext: &str| std::fs::metadata(format!("{}{ext}", path.display())).map(|m| m.len()).unwrap_or(0);
+    assert!(size(".prev") >= 1 << 20 && size(".prev") < (1 << 20) + 64 * 1024, "{}", size(".prev"));
+    assert!(size("") < 1 << 20, "the current segment restarted: {}", size(""));
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{}.meta", path.display())).unwrap()).unwrap();
+    assert!(meta["segment"].as_u64().unwrap_or(0) >= 2, "{meta}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -723,6 +723,7 @@ impl<'a> Sim<'a> {
             return self.core(Event::Rejected {
                 decision: Decision::Allocate { container, app, priority, node, resources: Resources::ZERO },
                 reason: "application finished".into(),
+                kind: sojourn_core::RefusalKind::Never,
             });
         };
         if priority == Priority::AM && j.needs_am {

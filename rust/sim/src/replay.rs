@@ -81,6 +81,7 @@ pub fn replay(file: &Path, opts: &ReplayOptions) -> Result<Replayed, SimError> {
             seed: 0,
             max_allocation: None,
             network_delay_ms: 0,
+            segment: 0,
         }
     };
     if let Some(p) = &opts.policy {
@@ -139,6 +140,12 @@ pub fn cli(file: &Path, opts: &ReplayOptions) -> Result<String, SimError> {
     match (&r.recorded, r.first_difference()) {
         (None, _) => out.push_str("; no recorded decisions to compare\n"),
         (Some(rec), None) => out.push_str(&format!(", identical to the {} recorded\n", rec.len())),
+        (Some(rec), Some(i)) if r.meta.segment > 0 => out.push_str(&format!(
+            "; differs from the {} recorded at decision {}, as expected: segment {} of a rotated recording starts mid-run\n",
+            rec.len(),
+            i + 1,
+            r.meta.segment
+        )),
         (Some(rec), Some(i)) => {
             let show =
                 |d: Option<&Decision>| d.map_or("nothing".into(), |d| serde_json::to_string(d).unwrap_or_default());

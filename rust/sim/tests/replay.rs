@@ -39,8 +39,7 @@ fn record(path: &std::path::Path) -> usize {
     .iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .collect();
-    let settings =
-        Settings { seed: 7, max_allocation: None, network_delay_ms: 0, record: Some(path.display().to_string()) };
+    let settings = Settings { seed: 7, record: Some(path.display().to_string()), ..Settings::default() };
     let mut s = Session::open("fair", &params, settings).expect("session");
     let mut decisions = 0;
     let mut count = |r: sojourn_jni::session::Response| {
@@ -85,7 +84,10 @@ fn record(path: &std::path::Path) -> usize {
     // the RM rejects the first allocation it gets back, as a shim would for a
     // node that just went away
     if let Some(d @ Decision::Allocate { .. }) = ds.into_iter().next() {
-        count(s.handle(Time(5300), vec![Event::Rejected { decision: d, reason: "test".into() }]));
+        count(s.handle(
+            Time(5300),
+            vec![Event::Rejected { decision: d, reason: "test".into(), kind: Default::default() }],
+        ));
     }
     count(s.handle(Time(5400), vec![Event::NodeHeartbeat { node: NodeId(1) }]));
     count(s.handle(Time(9000), vec![Event::ContainerCompleted { container: running[0], outcome: Outcome::Finished }]));

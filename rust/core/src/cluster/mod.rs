@@ -11,6 +11,9 @@ use crate::resources::Resources;
 use crate::time::Time;
 use std::collections::{BTreeMap, BTreeSet};
 
+mod recover;
+pub use recover::Recovered;
+
 /// Why an allocation cannot be made (see [`Cluster::can_allocate`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Refusal {
@@ -183,6 +186,10 @@ pub struct Container {
     pub preempting: bool,
     /// Latest progress the driver reported, in [0, 1].
     pub progress: Option<f64>,
+    /// The driver refused to suspend it and said it never will
+    /// ([`crate::RefusalKind::Never`], e.g. YARN without a suspend agent):
+    /// it is not offered as a suspension victim again.
+    pub suspend_refused: bool,
     /// Locality entries this allocation consumed, restored on rollback.
     consumed: Vec<Locality>,
 }
@@ -602,8 +609,16 @@ impl Cluster {
             confirmed: false,
             preempting: false,
             progress: None,
+            suspend_refused: false,
             consumed,
         };
+        self.insert_container(c);
+        Ok((id, resources))
+    }
+
+    /// Puts a container in the slab and the index.
+    fn insert_container(&mut self, c: Container) {
+        let (id, node) = (c.id, c.node);
         let slot = match self.free_slots.pop() {
             Some(s) => {
                 self.containers[s as usize] = Some(c);
@@ -616,7 +631,6 @@ impl Cluster {
         };
         self.container_index.insert(id, slot);
         self.refresh_space(node);
-        Ok((id, resources))
     }
 
     /// Undoes an allocation the driver rejected: the container disappears and
@@ -706,6 +720,9 @@ impl Cluster {
                 if c.state != ContainerState::Running {
                     return Err(CoreError::InvalidDecision(format!("{id} is not running")));
                 }
+                if c.suspend_refused {
+                    return Err(CoreError::InvalidDecision(format!("the driver cannot suspend {id}")));
+                }
                 let before = c.held();
                 c.attained_before_ms = c.attained_ms(now);
                 c.running_since = None;
@@ -777,6 +794,13 @@ impl Cluster {
                 self.allocated += extra;
                 self.refresh_space(node);
             }
+        }
+    }
+
+    /// The driver will never suspend this container: it stops being a victim.
+    pub fn refuse_suspension(&mut self, id: ContainerId) {
+        if let Some(c) = self.container_mut(id) {
+            c.suspend_refused = true;
         }
     }
 
