@@ -12,7 +12,9 @@ use crate::time::Time;
 use std::collections::{BTreeMap, BTreeSet};
 
 mod recover;
+mod slab;
 pub use recover::Recovered;
+use slab::{IdSlab, DENSE_IDS};
 
 /// Why an allocation cannot be made (see [`Cluster::can_allocate`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,10 +108,20 @@ impl<'a> IntoIterator for &'a ContainerSet {
 struct NodeBits {
     words: Vec<u64>,
     count: usize,
+    /// Ids past the dense range (see `slab`), kept apart.
+    sparse: BTreeSet<NodeId>,
 }
 
 impl NodeBits {
     fn set(&mut self, id: NodeId, on: bool) {
+        if id.0 >= DENSE_IDS {
+            if on {
+                self.sparse.insert(id);
+            } else {
+                self.sparse.remove(&id);
+            }
+            return;
+        }
         let (w, b) = (id.0 as usize / 64, id.0 % 64);
         if w >= self.words.len() {
             if !on {
@@ -148,6 +160,7 @@ impl NodeBits {
                     Some(NodeId(i as u32 * 64 + b))
                 })
             })
+            .chain(self.sparse.iter().copied())
     }
 }
 
@@ -249,9 +262,9 @@ impl App {
 /// reused, found through an ordered index by id.
 #[derive(Clone, Debug, Default)]
 pub struct Cluster {
-    nodes: Vec<Option<Node>>,
+    nodes: IdSlab<Node>,
     node_count: usize,
-    apps: Vec<Option<Box<App>>>,
+    apps: IdSlab<Box<App>>,
     app_count: usize,
     containers: Vec<Option<Container>>,
     free_slots: Vec<u32>,
@@ -278,19 +291,19 @@ impl Cluster {
     // ---- read-only view ----------------------------------------------------
 
     pub fn node(&self, id: NodeId) -> Option<&Node> {
-        self.nodes.get(id.0 as usize)?.as_ref()
+        self.nodes.get(id.0)
     }
     pub fn nodes(&self) -> impl Iterator<Item = &Node> {
-        self.nodes.iter().filter_map(|n| n.as_ref())
+        self.nodes.values()
     }
     pub fn node_count(&self) -> usize {
         self.node_count
     }
     pub fn app(&self, id: AppId) -> Option<&App> {
-        self.apps.get(id.0 as usize)?.as_deref()
+        self.apps.get(id.0).map(|a| &**a)
     }
     pub fn apps(&self) -> impl Iterator<Item = &App> {
-        self.apps.iter().filter_map(|a| a.as_deref())
+        self.apps.values().map(|a| &**a)
     }
     pub fn container(&self, id: ContainerId) -> Option<&Container> {
         let slot = *self.container_index.get(&id)?;
@@ -301,10 +314,10 @@ impl Cluster {
     }
 
     fn node_mut(&mut self, id: NodeId) -> Option<&mut Node> {
-        self.nodes.get_mut(id.0 as usize)?.as_mut()
+        self.nodes.get_mut(id.0)
     }
     fn app_mut(&mut self, id: AppId) -> Option<&mut App> {
-        self.apps.get_mut(id.0 as usize)?.as_deref_mut()
+        self.apps.get_mut(id.0).map(|a| &mut **a)
     }
     fn container_mut(&mut self, id: ContainerId) -> Option<&mut Container> {
         let slot = *self.container_index.get(&id)?;
@@ -410,21 +423,20 @@ impl Cluster {
             }
         };
         self.total += spec.capacity;
-        let i = spec.node.0 as usize;
-        if i >= self.nodes.len() {
-            self.nodes.resize_with(i + 1, || None);
-        }
         self.node_count += 1;
-        self.nodes[i] = Some(Node {
-            id: spec.node,
-            name: spec.name,
-            rack,
-            labels: spec.labels,
-            capacity: spec.capacity,
-            allocated: Resources::ZERO,
-            containers: ContainerSet::default(),
-            reservation: None,
-        });
+        self.nodes.insert(
+            spec.node.0,
+            Node {
+                id: spec.node,
+                name: spec.name,
+                rack,
+                labels: spec.labels,
+                capacity: spec.capacity,
+                allocated: Resources::ZERO,
+                containers: ContainerSet::default(),
+                reservation: None,
+            },
+        );
         self.refresh_space(spec.node);
         Ok(())
     }
@@ -438,7 +450,7 @@ impl Cluster {
         for c in ids {
             lost.push(self.complete(c, Outcome::Lost, now)?);
         }
-        if let Some(n) = self.nodes.get_mut(node.0 as usize).and_then(|n| n.take()) {
+        if let Some(n) = self.nodes.remove(node.0) {
             self.node_count -= 1;
             self.total = self.total.saturating_sub(&n.capacity);
         }
@@ -447,7 +459,7 @@ impl Cluster {
     }
 
     pub fn update_node_capacity(&mut self, node: NodeId, capacity: Resources) -> Result<()> {
-        let n = self.nodes.get_mut(node.0 as usize).and_then(|n| n.as_mut()).ok_or(CoreError::UnknownNode(node))?;
+        let n = self.nodes.get_mut(node.0).ok_or(CoreError::UnknownNode(node))?;
         self.total = self.total.saturating_sub(&n.capacity) + capacity;
         n.capacity = capacity;
         self.refresh_space(node);
@@ -461,23 +473,22 @@ impl Cluster {
         if spec.queue.trim().is_empty() {
             return Err(CoreError::BadEvent(format!("{} has an empty queue name", spec.app)));
         }
-        let i = spec.app.0 as usize;
-        if i >= self.apps.len() {
-            self.apps.resize_with(i + 1, || None);
-        }
         self.app_count += 1;
-        self.apps[i] = Some(Box::new(App {
-            spec,
-            submit: now,
-            asks: BTreeMap::new(),
-            containers: BTreeSet::new(),
-            allocated: Resources::ZERO,
-            pending: Resources::ZERO,
-            pending_containers: 0,
-            attained_done_ms: 0,
-            completed: BTreeMap::new(),
-            reserved_nodes: BTreeSet::new(),
-        }));
+        self.apps.insert(
+            spec.app.0,
+            Box::new(App {
+                spec,
+                submit: now,
+                asks: BTreeMap::new(),
+                containers: BTreeSet::new(),
+                allocated: Resources::ZERO,
+                pending: Resources::ZERO,
+                pending_containers: 0,
+                attained_done_ms: 0,
+                completed: BTreeMap::new(),
+                reserved_nodes: BTreeSet::new(),
+            }),
+        );
         Ok(())
     }
 
@@ -489,7 +500,7 @@ impl Cluster {
         for c in ids {
             killed.push(self.complete(c, Outcome::Killed, now)?);
         }
-        let a = self.apps.get_mut(app.0 as usize).and_then(|a| a.take()).ok_or(CoreError::UnknownApp(app))?;
+        let a = self.apps.remove(app.0).ok_or(CoreError::UnknownApp(app))?;
         self.app_count -= 1;
         self.pending_containers -= a.pending_containers;
         for node in &a.reserved_nodes {
@@ -505,7 +516,7 @@ impl Cluster {
     /// Replaces the app's asks at the priorities given.
     pub fn update_asks(&mut self, app: AppId, asks: Vec<Ask>) -> Result<()> {
         let max = self.max_allocation;
-        let a = self.apps.get_mut(app.0 as usize).and_then(|a| a.as_deref_mut()).ok_or(CoreError::UnknownApp(app))?;
+        let a = self.apps.get_mut(app.0).map(|a| &mut **a).ok_or(CoreError::UnknownApp(app))?;
         for ask in &asks {
             let what = || format!("ask of {app} at {}", ask.priority);
             if ask.count > 0 && ask.capability.memory_mb == 0 && ask.capability.vcores == 0 {
@@ -548,8 +559,8 @@ impl Cluster {
         now: Time,
     ) -> Result<(ContainerId, Resources)> {
         self.can_allocate(app, priority, node).map_err(|r| self.refusal_error(r, app, priority, node))?;
-        let n = self.nodes.get_mut(node.0 as usize).and_then(|n| n.as_mut()).ok_or(CoreError::UnknownNode(node))?;
-        let a = self.apps.get_mut(app.0 as usize).and_then(|a| a.as_deref_mut()).ok_or(CoreError::UnknownApp(app))?;
+        let n = self.nodes.get_mut(node.0).ok_or(CoreError::UnknownNode(node))?;
+        let a = self.apps.get_mut(app.0).map(|a| &mut **a).ok_or(CoreError::UnknownApp(app))?;
         let st = a.asks.get_mut(&priority).ok_or(CoreError::UnknownApp(app))?;
         let resources = st.ask.capability;
         let phase = st.ask.phase;
