@@ -27,10 +27,18 @@ fn session(handle: u64) -> Result<Shared> {
 
 fn with_session<T>(handle: u64, f: impl FnOnce(&mut Session) -> Result<T>) -> Result<T> {
     let shared = session(handle)?;
-    // A panic inside an earlier call was caught and reported; the core
-    // validates each mutation before applying it, so keep serving.
-    let mut s = shared.lock().unwrap_or_else(|p| p.into_inner());
+    // A panic inside an earlier call was caught and reported, but it may
+    // have left the mirror half-applied (the mirror applies an event before
+    // the policy sees it): the session is never used again. The shim
+    // rebuilds a core from YARN's own books instead.
+    let mut s = shared.lock().map_err(|_| BridgeError::Poisoned(handle))?;
     f(&mut s)
+}
+
+/// Panics while holding the session, as a bug in a policy would: for the
+/// shim's tests of its recovery from a poisoned core.
+pub fn panic_in_session_for_test(handle: u64) -> Result<()> {
+    with_session(handle, |_| -> Result<()> { panic!("deliberate panic inside core {handle} for a test") })
 }
 
 /// Opens a session. `keys`/`values` are the policy's parameters without the

@@ -12,6 +12,8 @@ pub enum BridgeError {
     BadInput(String),
     /// A handle that is not (or no longer) open.
     Closed(u64),
+    /// A core that panicked in an earlier call: it is never used again.
+    Poisoned(u64),
     /// Anything else, including a panic caught at the boundary.
     Internal(String),
 }
@@ -21,7 +23,9 @@ impl BridgeError {
     pub fn java_class(&self) -> &'static str {
         match self {
             BridgeError::Config(_) | BridgeError::BadInput(_) => "java/lang/IllegalArgumentException",
-            BridgeError::Closed(_) | BridgeError::Internal(_) => "java/lang/IllegalStateException",
+            BridgeError::Closed(_) | BridgeError::Poisoned(_) | BridgeError::Internal(_) => {
+                "java/lang/IllegalStateException"
+            }
         }
     }
 }
@@ -32,6 +36,10 @@ impl fmt::Display for BridgeError {
             BridgeError::Config(m) => write!(f, "sojourn: {m}"),
             BridgeError::BadInput(m) => write!(f, "sojourn: bad input from the shim: {m}"),
             BridgeError::Closed(h) => write!(f, "sojourn: native handle {h} is not open (closed already?)"),
+            BridgeError::Poisoned(h) => write!(
+                f,
+                "sojourn: native core {h} panicked in an earlier call and may be half-applied; it must be rebuilt"
+            ),
             BridgeError::Internal(m) => write!(f, "sojourn: internal error: {m}"),
         }
     }

@@ -211,3 +211,15 @@ pub extern "system" fn Java_org_sojourn_yarn_Native_nReplay<'l>(
 pub extern "system" fn Java_org_sojourn_yarn_Native_nPanicForTest<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>) {
     guard(&mut env, (), |_| -> Result<()> { panic!("deliberate panic for a test") })
 }
+
+/// `static native void nPanicInCoreForTest(long handle)`: panics inside the
+/// core `handle` while holding it, which poisons it (tests of the shim's
+/// rebuild).
+#[no_mangle]
+pub extern "system" fn Java_org_sojourn_yarn_Native_nPanicInCoreForTest<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) {
+    guard(&mut env, (), |_| api::panic_in_session_for_test(handle as u64))
+}

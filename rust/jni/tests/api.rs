@@ -253,3 +253,18 @@ fn a_recording_replays_to_identical_decisions() {
         let _ = std::fs::remove_file(f);
     }
 }
+
+/// Reliability finding 10: after a panic the core was served again,
+/// possibly half-applied. Now every later call on it fails, naming it.
+#[test]
+fn a_core_that_panicked_is_never_used_again() {
+    let h = open("fifo", &[], "").unwrap();
+    api::handle(h, 0, SETUP).unwrap();
+    let panicked = std::panic::catch_unwind(|| api::panic_in_session_for_test(h));
+    assert!(panicked.is_err(), "the test hook panics");
+    let e = api::handle(h, 1, r#"[{"type":"node_heartbeat","node":1}]"#).unwrap_err();
+    assert!(matches!(e, BridgeError::Poisoned(x) if x == h), "{e:?}");
+    assert!(e.to_string().contains("rebuilt"), "{e}");
+    assert!(matches!(api::describe(h), Err(BridgeError::Poisoned(_))));
+    api::close(h).unwrap();
+}

@@ -201,4 +201,13 @@ public final class Native implements AutoCloseable {
   static native String nReplay(String path);
 
   static native void nPanicForTest();
+
+  static native void nPanicInCoreForTest(long handle);
+
+  /** Panics inside this core, poisoning it, as a policy bug would (tests only). */
+  void panicInCoreForTest() {
+    synchronized (lock) {
+      nPanicInCoreForTest(live());
+    }
+  }
 }

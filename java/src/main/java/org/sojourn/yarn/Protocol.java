@@ -156,11 +156,44 @@ final class Protocol {
     return o;
   }
 
-  static ObjectNode rejected(JsonNode decision, String reason) {
+  /** How a refusal should be treated: the core's RefusalKind. */
+  enum Refusal {
+    /** It may succeed later. */
+    RETRY,
+    /** It can never succeed as given: the core stops deciding it. */
+    NEVER,
+    /** It shows a bug on the side that produced it. */
+    ERROR;
+
+    String wire() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    static Refusal of(String wire) {
+      for (Refusal r : values()) {
+        if (r.wire().equals(wire)) {
+          return r;
+        }
+      }
+      return ERROR;
+    }
+  }
+
+  static ObjectNode rejected(JsonNode decision, String reason, Refusal kind) {
     ObjectNode o = event("rejected");
     o.set("decision", decision);
     o.put("reason", reason);
+    o.put("kind", kind.wire());
     return o;
+  }
+
+  /** A container YARN has and the core does not (recovered, kept, or re-sent on a rebuild). */
+  static ObjectNode containerRecovered(long container, int app, int node, int priority, Resource r,
+      String phase, boolean suspended) {
+    ObjectNode o = event("container_recovered").put("container", container).put("app", app)
+        .put("node", node).put("priority", priority);
+    o.set("resources", resources(r));
+    return o.put("phase", phase).put("suspended", suspended);
   }
 
   static String encode(List<ObjectNode> events) {
@@ -172,10 +205,12 @@ final class Protocol {
   /** An event the core refused. */
   static final class EventError {
     final int index;
+    final Refusal kind;
     final String message;
 
-    EventError(int index, String message) {
+    EventError(int index, Refusal kind, String message) {
       this.index = index;
+      this.kind = kind;
       this.message = message;
     }
   }
@@ -214,7 +249,8 @@ final class Protocol {
     JsonNode e = root.get("errors");
     if (e != null) {
       for (JsonNode x : e) {
-        r.errors.add(new EventError(x.path("index").asInt(-1), x.path("message").asText()));
+        r.errors.add(new EventError(x.path("index").asInt(-1), Refusal.of(x.path("kind").asText()),
+            x.path("message").asText()));
       }
     }
     JsonNode t = root.get("next_timeout");

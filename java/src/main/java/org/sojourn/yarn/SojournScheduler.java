@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -56,6 +57,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptS
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
+import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
@@ -184,6 +186,23 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
   /** How long after start-up (and since the last read) a suspension with no agent reading is warned about. */
   static final long AGENT_SILENCE_MS = 60_000;
 
+  /** The largest core container id seen: ids the shim gives recovered containers go past it. */
+  private final AtomicLong maxCoreId = new AtomicLong();
+  /** Containers handed to the core that it had not placed (recovered, kept, re-sent). */
+  private final AtomicLong recoveredContainers = new AtomicLong();
+  /** Times the core was rebuilt from YARN's books after it failed. */
+  private final AtomicLong rebuilds = new AtomicLong();
+  /** How often the timer thread compares YARN's books with the mirror. */
+  static final long DRIFT_CHECK_MS = 10_000;
+  private long driftCheckedAt;
+  /** The difference the last drift check saw, if any. */
+  private String driftSeen;
+  /** Times the mirror was rebuilt because it drifted from YARN's books. */
+  private final AtomicLong driftResyncs = new AtomicLong();
+  /** The last native call failed: rebuild the core at the next entry. */
+  private boolean coreFailed;
+  /** A rebuild is sending YARN's books: a failure now waits for the next entry. */
+  private boolean rebuilding;
   private final AtomicLong allocations = new AtomicLong();
   private final AtomicLong rejections = new AtomicLong();
   private final AtomicLong preemptionKills = new AtomicLong();
@@ -643,6 +662,13 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     pending.add(Protocol.appAdded(coreId, rmApp == null ? "" : rmApp.getName(), q.getPath(),
         app.getUser(), prio));
     LOG.info("sojourn: added attempt {} (core app {}) of {}", attemptId, coreId, app.getUser());
+    if (transferState) {
+      // Work-preserving AM restart: the previous attempt's running containers
+      // now belong to this one. The core dropped them with the old attempt.
+      for (RMContainer c : attempt.getLiveContainers()) {
+        recoverInCore(c, attempt);
+      }
+    }
     if (!recovering) {
       rmContext.getDispatcher().getEventHandler().handle(
           new RMAppAttemptEvent(attemptId, RMAppAttemptEventType.ATTEMPT_ADDED));
@@ -687,6 +713,122 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     pending.add(Protocol.appRemoved(attempt.coreId()));
   }
 
+  // ---- recovery: containers the core did not place ---------------------------------------
+
+  /**
+   * Work-preserving RM restart and HA fail-over: a NodeManager re-registers
+   * with its running containers, which YARN recovers into its books; each
+   * then goes to the core as a ContainerRecovered.
+   */
+  @Override
+  public void recoverContainersOnNode(List<NMContainerStatus> reports, RMNode nm) {
+    super.recoverContainersOnNode(reports, nm);
+    if (reports == null) {
+      return;
+    }
+    for (NMContainerStatus st : reports) {
+      RMContainer rmc = getRMContainer(st.getContainerId());
+      SojournAppAttempt a = rmc == null ? null : getCurrentAttemptForContainer(st.getContainerId());
+      if (a != null && !coreIdOf.containsKey(st.getContainerId())) {
+        recoverInCore(rmc, a);
+      }
+    }
+  }
+
+  /**
+   * Gives the core a live container of {@code a} it does not hold, under the
+   * core id the shim already maps it to or a new one past every id the core
+   * has used. Its phase comes from its priority; suspended if the agent holds it so.
+   */
+  private void recoverInCore(RMContainer rmc, SojournAppAttempt a) {
+    ContainerId id = rmc.getContainerId();
+    Integer node = nodeIds.get(rmc.getAllocatedNode());
+    if (node == null || rmc.getState() == RMContainerState.COMPLETED || rmc.getState() == RMContainerState.KILLED
+        || rmc.getState() == RMContainerState.RELEASED) {
+      return;
+    }
+    Long known = coreIdOf.get(id);
+    long cid = known != null ? known : maxCoreId.incrementAndGet();
+    coreIdOf.put(id, cid);
+    containers.put(cid, rmc);
+    int prio = rmc.getAllocatedSchedulerKey().getPriority().getPriority();
+    String phase = rmc.isAMContainer() ? "am" : phaseOf(a, prio);
+    pending.add(Protocol.containerRecovered(cid, a.coreId(), node, prio, rmc.getAllocatedResource(), phase,
+        suspended.containsKey(id)));
+    recoveredContainers.incrementAndGet();
+    LOG.info("sojourn: {} of {} on {} goes to the core as container {} (recovered)", id,
+        a.getApplicationAttemptId(), rmc.getAllocatedNode(), cid);
+  }
+
+  /**
+   * Replaces a core that failed (a native panic leaves it possibly
+   * half-applied, and the bridge refuses it from then on) by a fresh one
+   * built from YARN's books: every node, every live attempt, every live
+   * container and every outstanding ask. Policy state that YARN does not
+   * hold (virtual times, attained service before now) starts afresh.
+   */
+  private void rebuildCore() {
+    coreFailed = false;
+    rebuilds.incrementAndGet();
+    Native old = core;
+    try {
+      core = openCore(settings, settings.recordPath);
+    } catch (RuntimeException e) {
+      LOG.error("sojourn: cannot rebuild the core; scheduling stops until the RM restarts", e);
+      core = null;
+      return;
+    } finally {
+      if (old != null) {
+        try {
+          old.close();
+        } catch (RuntimeException e) {
+          LOG.debug("sojourn: closing the failed core", e);
+        }
+      }
+    }
+    pending.clear(); // YARN's books below already hold what these deltas said
+    List<ObjectNode> batch = new ArrayList<>();
+    for (FiCaSchedulerNode n : nodeTracker.getAllNodes()) {
+      Integer id = nodeIds.get(n.getNodeID());
+      if (id != null) {
+        RMNode rm = n.getRMNode();
+        batch.add(Protocol.nodeAdded(id, n.getNodeID().toString(), rm.getRackName(), rm.getNodeLabels(),
+            n.getTotalResource()));
+      }
+    }
+    for (SojournAppAttempt a : appsById.values()) {
+      if (a.isStopped()) {
+        continue;
+      }
+      RMApp rmApp = rmContext.getRMApps().get(a.getApplicationId());
+      int prio = rmApp != null && rmApp.getApplicationPriority() != null
+          ? rmApp.getApplicationPriority().getPriority() : 0;
+      batch.add(Protocol.appAdded(a.coreId(), rmApp == null ? "" : rmApp.getName(),
+          ((SojournQueue) a.getQueue()).getPath(), a.getUser(), prio));
+      Set<Integer> prios = new HashSet<>();
+      for (SchedulerRequestKey k : a.getSchedulerKeys()) {
+        prios.add(k.getPriority().getPriority());
+      }
+      markDirty(a.getApplicationAttemptId(), prios);
+    }
+    for (Map.Entry<Long, RMContainer> e : containers.entrySet()) {
+      SojournAppAttempt a = getCurrentAttemptForContainer(e.getValue().getContainerId());
+      if (a != null && !a.isStopped()) {
+        recoverInCore(e.getValue(), a);
+      }
+    }
+    drainPending(batch);
+    collectAsks(batch);
+    LOG.warn("sojourn: rebuilt the core from YARN's books: {} node(s), {} application(s), {} container(s)",
+        nodeIds.size(), appsById.size(), containers.size());
+    rebuilding = true;
+    try {
+      send(batch, now());
+    } finally {
+      rebuilding = false;
+    }
+  }
+
   // ---- allocate(): record, never decide -----------------------------------------------
 
   @Override
@@ -699,6 +841,7 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
       LOG.error("sojourn: allocate from a removed or unknown attempt {}", attemptId);
       return EMPTY_ALLOCATION;
     }
+    validateAsks(attemptId, ask);
     normalizeResourceRequests(ask);
     releaseContainers(release, attempt);
     synchronized (attempt) {
@@ -717,6 +860,27 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
       attempt.updateBlacklist(blacklistAdditions, blacklistRemovals);
       // Containers placed since the last call, and any preemption request.
       return attempt.getAllocation(rc, getClusterResource(), minimumAllocation);
+    }
+  }
+
+  /**
+   * Refuses, with a message to the AM, what YARN 3.3 accepts but no scheduler
+   * can serve: a negative priority or container count. The whole call is
+   * refused before anything of it is recorded, as YARN refuses an invalid
+   * resource request.
+   */
+  static void validateAsks(ApplicationAttemptId attemptId, List<ResourceRequest> ask) {
+    for (ResourceRequest r : ask) {
+      int prio = r.getPriority() == null ? -1 : r.getPriority().getPriority();
+      if (prio < 0) {
+        throw new YarnRuntimeException("sojourn: " + attemptId + " asked at priority " + prio
+            + " for " + r.getResourceName() + "; request priorities must be 0 or more");
+      }
+      if (r.getNumContainers() < 0) {
+        throw new YarnRuntimeException("sojourn: " + attemptId + " asked for " + r.getNumContainers()
+            + " containers at priority " + prio + " on " + r.getResourceName()
+            + "; a container count must be 0 or more");
+      }
     }
   }
 
@@ -786,8 +950,12 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
    * rejection would leave the core's mirror holding a container YARN never made).
    */
   private void send(List<ObjectNode> batch, long now) {
+    if (coreFailed && !rebuilding) {
+      rebuildCore(); // sends everything, this batch's news included
+      return;
+    }
     Set<String> rejectedNow = new HashSet<>();
-    for (int round = 0; round < MAX_ROUNDS && !batch.isEmpty(); round++) {
+    for (int round = 0; round < MAX_ROUNDS && !batch.isEmpty() && !coreFailed; round++) {
       final String json = Protocol.encode(batch);
       Protocol.Response r = callCore(() -> core.handle(now, json));
       for (Protocol.EventError e : r.errors) {
@@ -804,6 +972,10 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
             batch.size());
         break;
       }
+    }
+    if (coreFailed && !rebuilding) {
+      rebuildCore();
+      return;
     }
     for (int i = batch.size() - 1; i >= 0; i--) {
       pending.addFirst(batch.get(i));
@@ -836,8 +1008,11 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
       // The response carries the native log lines of the call.
       return Protocol.decode(c.run());
     } catch (RuntimeException e) {
-      LOG.error("sojourn: native call failed", e);
+      // The bridge refuses a core after a panic in it; the batch is not
+      // lost, since the rebuild re-reads everything from YARN's books.
+      LOG.error("sojourn: native call failed; the core will be rebuilt from YARN's books", e);
       Protocol.drainNativeLogs();
+      coreFailed = true;
       return Protocol.Response.EMPTY;
     }
   }
@@ -860,10 +1035,60 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
         }
         drainPending(batch);
         send(batch, now);
+        if (now - driftCheckedAt >= DRIFT_CHECK_MS) {
+          driftCheckedAt = now;
+          checkDrift();
+        }
       } catch (RuntimeException e) {
         LOG.error("sojourn: timer tick failed", e);
       }
     }
+  }
+
+  /**
+   * Compares YARN's books with the core's mirror (containers and memory in
+   * use over all nodes) when nothing is in flight between them. A difference
+   * seen at two checks in a row is drift, whatever its cause (a lost event,
+   * a bug): the core is rebuilt from YARN's books and DriftResyncs counts it.
+   * Returns whether it resynchronised. Caller holds coreLock.
+   */
+  boolean checkDrift() {
+    if (core == null || !core.isOpen() || !pending.isEmpty() || !dirtyAsks.isEmpty()) {
+      return false;
+    }
+    long yarnContainers = 0;
+    long yarnMb = 0;
+    for (FiCaSchedulerNode n : nodeTracker.getAllNodes()) {
+      yarnContainers += n.getNumContainers();
+      yarnMb += n.getAllocatedResource().getMemorySize();
+    }
+    JsonNode cluster;
+    try {
+      cluster = Protocol.JSON.readTree(core.describe()).path("cluster");
+    } catch (IOException | RuntimeException e) {
+      coreFailed = true;
+      return false;
+    } finally {
+      Protocol.drainNativeLogs();
+    }
+    String seen = yarnContainers + " container(s) / " + yarnMb + " MB in YARN, "
+        + cluster.path("containers").asLong() + " / " + cluster.path("allocated").path("memory_mb").asLong()
+        + " MB in the core";
+    boolean differs = cluster.path("containers").asLong() != yarnContainers
+        || cluster.path("allocated").path("memory_mb").asLong() != yarnMb;
+    if (!differs) {
+      driftSeen = null;
+      return false;
+    }
+    if (!seen.equals(driftSeen)) {
+      driftSeen = seen; // maybe in flight: look again at the next check
+      return false;
+    }
+    driftSeen = null;
+    driftResyncs.incrementAndGet();
+    LOG.warn("sojourn: the core's mirror drifted from YARN's books ({}); rebuilding it from YARN's", seen);
+    rebuildCore();
+    return true;
   }
 
   /** Re-reads the dirty asks from YARN's AppSchedulingInfo into AsksUpdated events. */
@@ -883,9 +1108,17 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     }
   }
 
-  /** The core's Ask at one priority: ANY count, node and rack entries, summed over keys. */
+  /**
+   * The core's Ask at one priority: ANY count, node and rack entries, summed
+   * over the keys (allocationRequestIds) of one container size. The core
+   * keeps one ask per priority, so when an AM asks for two sizes at one
+   * priority the keys of the first size (lowest allocationRequestId) are
+   * sent, and the next size once those are served ({@link #applyAllocate}
+   * marks the priority again). Counts are summed in a long and capped at
+   * Integer.MAX_VALUE: two requests near the int limit do not wrap.
+   */
   private ObjectNode askAt(SojournAppAttempt a, int priority) {
-    int count = 0;
+    long count = 0;
     Resource cap = null;
     boolean relax = true;
     String label = null;
@@ -899,10 +1132,12 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
       if (any.getCount() <= 0) {
         continue;
       }
-      count += any.getCount();
       if (cap == null) {
         cap = any.getPerAllocationResource();
+      } else if (!cap.equals(any.getPerAllocationResource())) {
+        continue; // another size: sent once this one is served
       }
+      count += any.getCount();
       AppPlacementAllocator<FiCaSchedulerNode> pa = a.getAppSchedulingInfo().getAppPlacementAllocator(k);
       if (pa == null) {
         continue;
@@ -936,8 +1171,8 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     for (Map.Entry<String, Integer> e : byRack.entrySet()) {
       loc.add(Protocol.rackLocality(e.getKey(), e.getValue()));
     }
-    return Protocol.ask(priority, cap == null ? Resources.none() : cap, count,
-        phaseOf(a, priority), loc, relax, label);
+    return Protocol.ask(priority, cap == null ? Resources.none() : cap,
+        (int) Math.min(count, Integer.MAX_VALUE), phaseOf(a, priority), loc, relax, label);
   }
 
   /** MapReduce's phases by request priority; the AM request before the AM runs. */
@@ -1003,11 +1238,32 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
       }
       if (why != null) {
         rejections.incrementAndGet();
-        LOG.debug("sojourn: rejected {}: {}", d, why);
-        out.add(Protocol.rejected(d, why));
+        Protocol.Refusal kind = refusalKind(type, d, why);
+        LOG.debug("sojourn: rejected {} ({}): {}", d, kind, why);
+        out.add(Protocol.rejected(d, why, kind));
       }
     }
     return out;
+  }
+
+  /**
+   * Whether a refused decision could succeed later. A suspension under
+   * suspend=reject never will (the core then stops offering that container as
+   * a victim), nor will anything about an application, node or container that
+   * is gone; an unknown decision or an exception shows a bug; the rest (no
+   * room yet, a request withdrawn meanwhile) may succeed later.
+   */
+  private Protocol.Refusal refusalKind(String type, JsonNode d, String why) {
+    if ("preempt".equals(type) && "suspend".equals(d.path("mode").asText()) && "reject".equals(suspendMode)) {
+      return Protocol.Refusal.NEVER;
+    }
+    if (why.endsWith(" is gone")) {
+      return Protocol.Refusal.NEVER;
+    }
+    if (why.startsWith("unknown decision type") || why.startsWith("error applying")) {
+      return Protocol.Refusal.ERROR;
+    }
+    return Protocol.Refusal.RETRY;
   }
 
   /** Returns null when applied, else why not. */
@@ -1061,6 +1317,7 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     // allocate() uses): the AM pulls new containers under the same monitor, so
     // it cannot see, and release, this one before the node and the id maps
     // know it.
+    maxCoreId.accumulateAndGet(cid, Math::max);
     synchronized (a) {
       coreIdOf.put(id, cid);
       rmc = a.allocate(type, node, key, c);
@@ -1073,9 +1330,25 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     }
     allocations.incrementAndGet();
     out.add(Protocol.containerStarted(cid));
+    if (otherSizeWaits(a, priority, cap)) {
+      markDirty(a.getApplicationAttemptId(), Collections.singleton(priority));
+    }
     LOG.debug("sojourn: allocated {} (core {}) on {} for {} at priority {}", id, cid, nid,
         a.getApplicationAttemptId(), priority);
     return null;
+  }
+
+  /** Whether {@code a} also asks at {@code priority} for containers of another size than {@code cap}. */
+  private static boolean otherSizeWaits(SojournAppAttempt a, int priority, Resource cap) {
+    for (SchedulerRequestKey k : a.getSchedulerKeys()) {
+      if (k.getPriority().getPriority() == priority) {
+        PendingAsk pa = a.getPendingAsk(k, ResourceRequest.ANY);
+        if (pa.getCount() > 0 && !cap.equals(pa.getPerAllocationResource())) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /**
@@ -1405,8 +1678,14 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
 
   @Override
   public void recover(RMState state) {
-    LOG.warn("sojourn: work-preserving recovery is not supported yet; recovered containers "
-        + "are not known to the policy");
+    // Applications and attempts come back through APP_ADDED / APP_ATTEMPT_ADDED
+    // (recovering), containers as their NodeManagers re-register
+    // (recoverContainersOnNode). What YARN does not keep starts afresh in the
+    // core: a recovered container's attained service counts from now, and
+    // the policy's own state (virtual times, estimates) is rebuilt from the
+    // events that follow.
+    LOG.info("sojourn: recovering {} application(s); their containers reach the core as their "
+        + "NodeManagers re-register", state == null ? 0 : state.getApplicationState().size());
   }
 
   // ---- for operators and tests --------------------------------------------------------------
@@ -1419,6 +1698,9 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
         o.set("core", core != null && core.isOpen() ? Protocol.JSON.readTree(core.describe()) : null);
       } catch (IOException e) {
         o.put("core", "unreadable: " + e);
+      } catch (RuntimeException e) {
+        coreFailed = true; // rebuilt at the next entry
+        o.put("core", "failed: " + e.getMessage());
       } finally {
         Protocol.drainNativeLogs();
       }
@@ -1432,6 +1714,9 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
       o.put("resumes", resumes.get());
       o.put("progress_reports", progressReports.get());
       o.put("suspended", suspended.size());
+      o.put("recovered_containers", recoveredContainers.get());
+      o.put("core_rebuilds", rebuilds.get());
+      o.put("drift_resyncs", driftResyncs.get());
       return o.toString();
     }
   }
@@ -1496,6 +1781,50 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
   @Override
   public long getRejections() {
     return rejections.get();
+  }
+
+  @Override
+  public long getRecoveredContainers() {
+    return recoveredContainers.get();
+  }
+
+  @Override
+  public long getCoreRebuilds() {
+    return rebuilds.get();
+  }
+
+  @Override
+  public long getDriftResyncs() {
+    return driftResyncs.get();
+  }
+
+  /** Sends the core a completion YARN never saw, so its mirror drifts (tests only). */
+  void forgetInCoreForTest(ContainerId id) {
+    synchronized (coreLock) {
+      Long cid = coreIdOf.get(id);
+      List<ObjectNode> batch = new ArrayList<>();
+      batch.add(Protocol.containerCompleted(cid, "finished"));
+      send(batch, now());
+    }
+  }
+
+  /** One drift check, as the timer thread makes them (tests only). */
+  boolean checkDriftForTest() {
+    synchronized (coreLock) {
+      return checkDrift();
+    }
+  }
+
+  /** Panics inside the live core, as a policy bug would (tests only). */
+  void panicInCoreForTest() {
+    synchronized (coreLock) {
+      try {
+        core.panicInCoreForTest();
+      } catch (RuntimeException e) {
+        LOG.error("sojourn: native call failed; the core will be rebuilt from YARN's books", e);
+        coreFailed = true;
+      }
+    }
   }
 
   @Override

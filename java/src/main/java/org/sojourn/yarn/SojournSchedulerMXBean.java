@@ -21,6 +21,18 @@ public interface SojournSchedulerMXBean {
 
   long getRejections();
 
+  /**
+   * Containers handed to the core that it did not place: recovered after an RM
+   * restart, kept by a restarted AM, or re-sent on a rebuild.
+   */
+  long getRecoveredContainers();
+
+  /** Times the core failed (a native panic) and was rebuilt from YARN's books. */
+  long getCoreRebuilds();
+
+  /** Times the mirror drifted from YARN's books (two checks in a row) and was rebuilt from them. */
+  long getDriftResyncs();
+
   long getPreemptionKills();
 
   /**

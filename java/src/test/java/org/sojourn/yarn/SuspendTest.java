@@ -280,7 +280,7 @@ public class SuspendTest extends SojournTestBase {
     ObjectNode suspend = (ObjectNode) Protocol.JSON.readTree(
         "{\"type\":\"preempt\",\"container\":7,\"mode\":\"suspend\"}");
     List<ObjectNode> round = new ArrayList<>();
-    round.add(Protocol.rejected(suspend, "no"));
+    round.add(Protocol.rejected(suspend, "no", Protocol.Refusal.RETRY));
     assertFalse(SojournScheduler.onlyRepeatedRejections(round, seen)); // first time: deliver
     assertTrue(SojournScheduler.onlyRepeatedRejections(round, seen)); // the same again: stop
     round.add(Protocol.containerStarted(8));
