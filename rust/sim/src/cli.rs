@@ -5,6 +5,10 @@ use crate::engine::{simulate, NodeFailure, SimConfig, SimError};
 use crate::metrics::{summarize_all, Classes};
 use crate::report::{self, Description, WriteOptions};
 use crate::run::RunResult;
+use crate::workload::limits::{
+    self, MAX_AM_RESPONSE_LAG, MAX_LOAD, MAX_NODES, MAX_NODE_MEMORY_MB, MAX_NODE_VCORES, MAX_PERIOD_MS, MAX_SAMPLES,
+    MAX_TIME_S,
+};
 use crate::workload::{self, ClusterSpec, JobSpec};
 use clap::{Args, Parser, Subcommand};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
@@ -231,14 +235,18 @@ fn cfg_err(m: impl Into<String>) -> SimError {
     SimError::Config(m.into())
 }
 
-fn parse_params(raw: &[String]) -> Result<BTreeMap<String, String>, SimError> {
-    raw.iter()
-        .map(|kv| {
-            kv.split_once('=')
-                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-                .ok_or_else(|| cfg_err(format!("parameter '{kv}' is not key=value")))
-        })
-        .collect()
+/// `-p key=value` parameters; a key given twice is an error naming it.
+pub fn parse_params(raw: &[String]) -> Result<BTreeMap<String, String>, SimError> {
+    let mut params = BTreeMap::new();
+    for kv in raw {
+        let (k, v) = kv.split_once('=').ok_or_else(|| cfg_err(format!("parameter '{kv}' is not key=value")))?;
+        let (k, v) = (k.trim().to_string(), v.trim().to_string());
+        if let Some(first) = params.get(&k) {
+            return Err(cfg_err(format!("parameter '{k}' is given twice ({first} and {v})")));
+        }
+        params.insert(k, v);
+    }
+    Ok(params)
 }
 
 fn parse_failure(s: &str) -> Result<NodeFailure, SimError> {
@@ -247,13 +255,57 @@ fn parse_failure(s: &str) -> Result<NodeFailure, SimError> {
     if parts.len() < 2 || parts.len() > 3 {
         return Err(bad());
     }
-    let at: f64 = parts[0].parse().map_err(|_| bad())?;
+    let secs = |t: &str| -> Result<f64, SimError> {
+        let v: f64 = t.parse().map_err(|_| bad())?;
+        if !(0.0..=MAX_TIME_S).contains(&v) {
+            return Err(cfg_err(format!("--fail '{s}': {t} s is not within 0 to {MAX_TIME_S} s (365 days)")));
+        }
+        Ok(v)
+    };
+    let at = secs(parts[0])?;
     let node: usize = parts[1].parse().map_err(|_| bad())?;
     let recover = match parts.get(2) {
-        Some(r) => Some((r.parse::<f64>().map_err(|_| bad())? * 1000.0) as u64),
+        Some(r) => Some((secs(r)? * 1000.0).round() as u64),
         None => None,
     };
     Ok(NodeFailure { at: Time::from_secs_f64(at), node, recover_after_ms: recover })
+}
+
+/// Checks every size and period flag of a run against [`limits`]; each
+/// error names the flag, the value and the limit.
+pub fn check_run_args(args: &RunArgs) -> Result<(), SimError> {
+    let within = |flag: &str, v: u64, lo: u64, hi: u64| {
+        if (lo..=hi).contains(&v) {
+            Ok(())
+        } else {
+            Err(cfg_err(format!("--{flag} {v}: expected {lo} to {hi}")))
+        }
+    };
+    if let Some(n) = args.nodes {
+        within("nodes", n as u64, 1, MAX_NODES as u64)?;
+    }
+    if !(args.load > 0.0 && args.load <= MAX_LOAD) {
+        return Err(cfg_err(format!("--load {}: expected a number above 0 and at most {MAX_LOAD}", args.load)));
+    }
+    within("node-memory-mb", args.node_memory_mb, 1, MAX_NODE_MEMORY_MB)?;
+    within("node-vcores", args.node_vcores as u64, 1, MAX_NODE_VCORES as u64)?;
+    within("nodes-per-rack", args.nodes_per_rack as u64, 1, MAX_NODES as u64)?;
+    within("heartbeat-ms", args.heartbeat_ms, 0, MAX_PERIOD_MS)?;
+    within("am-heartbeat-ms", args.am_heartbeat_ms, 0, MAX_PERIOD_MS)?;
+    within("am-response-lag", args.am_response_lag as u64, 0, MAX_AM_RESPONSE_LAG as u64)?;
+    within("network-delay-ms", args.network_delay_ms, 0, MAX_PERIOD_MS)?;
+    within("progress-s", args.progress_s, 0, MAX_PERIOD_MS / 1000)?;
+    within("sample-s", args.sample_s, 1, MAX_PERIOD_MS / 1000)?;
+    if let Some(mb) = args.am_mb {
+        within("am-mb", mb, 1, MAX_NODE_MEMORY_MB)?;
+    }
+    if args.limit == Some(0) {
+        return Err(cfg_err("--limit 0: expected at least 1 job (leave --limit out for the whole workload)"));
+    }
+    for f in &args.failures {
+        parse_failure(f)?;
+    }
+    Ok(())
 }
 
 /// A workload read into memory once, and the cluster it runs on.
@@ -267,6 +319,7 @@ pub struct Scenario {
 /// Reads the workload and sizes the cluster (`--nodes`, `--nodes-file`, or
 /// the node count that makes the offered load `--load`).
 pub fn scenario(args: &RunArgs) -> Result<Scenario, SimError> {
+    check_run_args(args)?;
     let name = args.workload.clone().unwrap_or_else(|| DEFAULT_WORKLOAD.to_string());
     let mut jobs = Vec::new();
     for j in workload::open(&name)? {
@@ -278,21 +331,34 @@ pub fn scenario(args: &RunArgs) -> Result<Scenario, SimError> {
     if jobs.is_empty() {
         return Err(cfg_err(format!("workload '{name}' has no jobs")));
     }
-    let node = Resources::new(args.node_memory_mb, args.node_vcores);
-    if node.memory_mb == 0 || node.vcores == 0 {
-        return Err(cfg_err("--node-memory-mb and --node-vcores must be positive"));
+    let last = jobs.iter().map(|j| j.submit.ms()).max().unwrap_or(0);
+    let horizon = limits::run_horizon_ms(args.sample_s * 1000);
+    if last > horizon {
+        let need = last.div_ceil(MAX_SAMPLES * 1000);
+        return Err(cfg_err(format!(
+            "--sample-s {}: a run keeps at most {MAX_SAMPLES} samples, so it stops after {}, but the last job \
+             of '{name}' arrives after {}: use --sample-s {need} or more",
+            args.sample_s,
+            limits::days(horizon),
+            limits::days(last)
+        )));
     }
+    let node = Resources::new(args.node_memory_mb, args.node_vcores);
     let cluster = if let Some(f) = &args.nodes_file {
         workload::load_cluster(f)?
     } else {
         let n = match args.nodes {
-            Some(0) => return Err(cfg_err("--nodes must be positive")),
             Some(n) => n,
             None => {
-                if !(args.load > 0.0 && args.load.is_finite()) {
-                    return Err(cfg_err(format!("--load {} must be a positive number", args.load)));
+                let n = nodes_for_load(&jobs, node, args.load);
+                if n > MAX_NODES {
+                    return Err(cfg_err(format!(
+                        "--load {} needs {n} nodes of {node} for '{name}', more than the limit of {MAX_NODES}: \
+                         raise --load or give --nodes",
+                        args.load
+                    )));
                 }
-                nodes_for_load(&jobs, node, args.load)
+                n
             }
         };
         ClusterSpec::uniform(n, node, args.nodes_per_rack)
@@ -323,6 +389,7 @@ fn span_ms(jobs: &[JobSpec]) -> f64 {
 
 /// The node count at which the workload's demand over its submission span
 /// is `load` of the cluster.
+/// (Saturates at `usize::MAX`: callers check it against [`MAX_NODES`].)
 pub fn nodes_for_load(jobs: &[JobSpec], node: Resources, load: f64) -> usize {
     ((demand_node_ms(jobs, node) / (span_ms(jobs) * load)).ceil() as usize).max(1)
 }
@@ -347,7 +414,11 @@ impl RunArgs {
     }
 }
 
+/// The run's configuration. It stops at [`limits::run_horizon_ms`] of
+/// simulated time, so at most [`MAX_SAMPLES`] + 1 utilization samples are
+/// kept (jobs still open then are counted unfinished).
 fn sim_config(policy: &str, params: BTreeMap<String, String>, args: &RunArgs) -> Result<SimConfig, SimError> {
+    check_run_args(args)?;
     let (heartbeat_ms, am_mb, am_heartbeat_ms, am_response_lag) = args.timing();
     Ok(SimConfig {
         policy: policy.to_string(),
@@ -366,8 +437,8 @@ fn sim_config(policy: &str, params: BTreeMap<String, String>, args: &RunArgs) ->
         estimates: !args.no_estimates,
         network_delay_ms: args.network_delay_ms,
         failures: args.failures.iter().map(|f| parse_failure(f)).collect::<Result<_, _>>()?,
-        sample_ms: args.sample_s.max(1) * 1000,
-        until: None,
+        sample_ms: args.sample_s * 1000,
+        until: Some(Time(limits::run_horizon_ms(args.sample_s * 1000))),
         check_invariants: false,
         progress_ms: args.progress_s * 1000,
     })
@@ -461,8 +532,8 @@ pub fn run(cli: Cli) -> Result<String, SimError> {
     match cli.command {
         Command::Policies { json } => Ok(policies_text(json)),
         Command::Simulate { policy, run } => {
-            let sc = scenario(&run)?;
             let cfg = sim_config(&policy, parse_params(&run.params)?, &run)?;
+            let sc = scenario(&run)?;
             let results = run_all(&sc, vec![cfg], 1, run.quiet)?;
             emit(&sc, &run, results, &policy)
         }
@@ -504,6 +575,9 @@ pub fn run(cli: Cli) -> Result<String, SimError> {
             crate::replay::cli(&file, &crate::replay::ReplayOptions { policy, params, seed })
         }
         Command::ToSls { spec, compress, nodes, out, nodes_out } => {
+            if !(1..=MAX_NODES).contains(&nodes) {
+                return Err(cfg_err(format!("--nodes {nodes}: expected 1 to {MAX_NODES}")));
+            }
             let opts = crate::workload::sls_writer::SlsWriteOptions::new(compress, nodes);
             let file = std::fs::File::create(&out).map_err(|e| cannot_write(&out, e))?;
             let n = crate::workload::sls_writer::convert_to_sls(&spec, &opts, std::io::BufWriter::new(file))?;

@@ -7,7 +7,8 @@
 //! id (from 0). `n_tasks` must equal the number of durations; `mean_task_s`
 //! is checked to be a number but not used (the job's mean task duration is
 //! recomputed from the durations, which is what the original simulator's
-//! estimate is, delgado.md §0). Arrivals must not decrease.
+//! estimate is, delgado.md §0). Arrivals must not decrease. Arrivals and
+//! durations are at most a year ([`super::limits`]).
 //!
 //! # Modes
 //! - [`EagleMode::Exact`]: arrivals and durations as written, rounded to
@@ -25,7 +26,8 @@
 //! modelled as one container of [`EagleOptions::container`] (1024 MB / 1
 //! vcore by default, so that a node's slots are its memory / 1024).
 
-use super::text::{open_file, parse_nonneg_f64, parse_u64, Lines};
+use super::limits::Budget;
+use super::text::{open_file, parse_nonneg_f64, parse_secs, parse_u64, Lines};
 use super::{JobSpec, TaskGroup, WorkloadError};
 use sojourn_core::{Phase, Priority, Resources, Time};
 use std::fs::File;
@@ -89,6 +91,7 @@ pub struct EagleJobs<R> {
     last_spread: f64,
     last_submit: Time,
     base: Option<f64>,
+    budget: Budget,
     done: bool,
 }
 
@@ -102,6 +105,7 @@ impl<R: BufRead> EagleJobs<R> {
             last_spread: 0.0,
             last_submit: Time::ZERO,
             base: None,
+            budget: Budget::default(),
             done: false,
         }
     }
@@ -116,7 +120,7 @@ impl<R: BufRead> EagleJobs<R> {
                 format!("expected arrival_s n_tasks mean_task_s d_1 ... d_n, found {} fields", cols.len()),
             ));
         }
-        let arrival = parse_nonneg_f64(cols[0], "arrival_s", file, line)?;
+        let arrival = parse_secs(cols[0], "arrival_s", file, line)?;
         let n = parse_u64(cols[1], "n_tasks", file, line)?;
         parse_nonneg_f64(cols[2], "mean_task_s", file, line)?;
         let durs = &cols[3..];
@@ -137,7 +141,7 @@ impl<R: BufRead> EagleJobs<R> {
         let original = self.opts.mode == EagleMode::Original;
         let mut durations_ms = Vec::with_capacity(durs.len());
         for (i, d) in durs.iter().enumerate() {
-            let s = parse_nonneg_f64(d, &format!("duration {}", i + 1), file, line)?;
+            let s = parse_secs(d, &format!("duration {}", i + 1), file, line)?;
             let ms = if original { s.trunc() as u64 * 1000 } else { (s * 1000.0).round() as u64 };
             durations_ms.push(ms.max(1));
         }
@@ -149,8 +153,7 @@ impl<R: BufRead> EagleJobs<R> {
         let submit = Time::from_secs_f64(at - base).max(self.last_submit);
         self.last_submit = submit;
         let id = self.next_id;
-        self.next_id += 1;
-        Ok(JobSpec {
+        let job = JobSpec {
             id,
             name: format!("job{id}"),
             submit,
@@ -166,7 +169,10 @@ impl<R: BufRead> EagleJobs<R> {
             }],
             deadline: None,
             value: None,
-        })
+        };
+        self.budget.admit(&job, 1, file, line)?;
+        self.next_id += 1;
+        Ok(job)
     }
 }
 
@@ -258,6 +264,19 @@ mod tests {
             EagleJobs::from_reader(Cursor::new("100 1 1 1\n101.5 1 1 1\n"), "t.tr", opts).map(|j| j.unwrap()).collect();
         assert_eq!(jobs[0].submit, Time(0));
         assert_eq!(jobs[1].submit, Time(1_500));
+    }
+
+    #[test]
+    fn a_far_future_arrival_is_refused_naming_the_line() {
+        let e = read_str("1 1 1 1\n1e10 1 1 1\n", EagleMode::Exact).pop().unwrap().unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("t.tr", 2));
+        assert!(e.message.contains("arrival_s: 10000000000 s is past the limit on times"), "{e}");
+        let e = read_str("1 2 1 1 4e7\n", EagleMode::Original).pop().unwrap().unwrap_err();
+        assert!(e.message.contains("duration 2: 40000000 s is past the limit"), "{e}");
+        // Original mode spreads equal arrivals past the last allowed second.
+        let e = read_str("31536000 1 1 1\n31536000 1 1 1\n", EagleMode::Original).pop().unwrap().unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("submit time"), "{e}");
     }
 
     #[test]

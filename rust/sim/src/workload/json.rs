@@ -1,8 +1,10 @@
 //! Plumbing shared by the JSON readers (SLS jobs, Rumen, SLS nodes): a
 //! stream of concatenated top-level objects read one at a time, each with
-//! the line it starts on, and deserializers that take numbers written as
+//! the line it starts on and at most [`MAX_JSON_OBJECT_BYTES`] long (the
+//! reader stops there: an object is held in memory whole), and deserializers that take numbers written as
 //! JSON numbers or as strings (SLS parses every value as a string).
 
+use super::limits::MAX_JSON_OBJECT_BYTES;
 use super::WorkloadError;
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::de::IoRead;
@@ -19,23 +21,37 @@ struct Position {
     line: AtomicUsize,
     seeking: AtomicBool,
     start: AtomicUsize,
+    /// Set when the current object passed the size limit.
+    too_long: AtomicBool,
 }
 
 struct Counting<R> {
     inner: R,
     pos: Arc<Position>,
+    /// Bytes of the current object so far, and the most it may have.
+    object_bytes: u64,
+    limit: u64,
 }
 
 impl<R: Read> Read for Counting<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         for &b in &buf[..n] {
-            if self.pos.seeking.load(Relaxed) && !matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
-                self.pos.start.store(self.pos.line.load(Relaxed), Relaxed);
-                self.pos.seeking.store(false, Relaxed);
-            }
             if b == b'\n' {
                 self.pos.line.fetch_add(1, Relaxed);
+            }
+            if self.pos.seeking.load(Relaxed) {
+                if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                    continue;
+                }
+                self.pos.start.store(self.pos.line.load(Relaxed), Relaxed);
+                self.pos.seeking.store(false, Relaxed);
+                self.object_bytes = 0;
+            }
+            self.object_bytes += 1;
+            if self.object_bytes > self.limit {
+                self.pos.too_long.store(true, Relaxed);
+                return Err(io::Error::other("object too long"));
             }
         }
         Ok(n)
@@ -48,17 +64,24 @@ pub(crate) struct JsonObjects<R: Read, T> {
     file: String,
     stream: serde_json::StreamDeserializer<'static, IoRead<Counting<R>>, T>,
     pos: Arc<Position>,
+    limit: u64,
     done: bool,
 }
 
 impl<R: Read, T: DeserializeOwned> JsonObjects<R, T> {
     pub(crate) fn new(reader: R, file: impl Into<String>) -> JsonObjects<R, T> {
+        JsonObjects::with_limit(reader, file, MAX_JSON_OBJECT_BYTES)
+    }
+
+    /// Objects of at most `limit` bytes each.
+    fn with_limit(reader: R, file: impl Into<String>, limit: u64) -> JsonObjects<R, T> {
         let pos = Arc::new(Position { line: AtomicUsize::new(1), ..Position::default() });
-        let counting = Counting { inner: reader, pos: pos.clone() };
+        let counting = Counting { inner: reader, pos: pos.clone(), object_bytes: 0, limit };
         JsonObjects {
             file: file.into(),
             stream: serde_json::Deserializer::from_reader(counting).into_iter::<T>(),
             pos,
+            limit,
             done: false,
         }
     }
@@ -74,9 +97,21 @@ impl<R: Read, T: DeserializeOwned> Iterator for JsonObjects<R, T> {
         self.pos.seeking.store(true, Relaxed);
         match self.stream.next()? {
             Ok(v) => Some(Ok((self.pos.start.load(Relaxed), v))),
+            Err(_) if self.pos.too_long.load(Relaxed) => {
+                self.done = true;
+                Some(Err(WorkloadError::new(
+                    &self.file,
+                    self.pos.start.load(Relaxed),
+                    format!("the JSON object starting on this line is longer than the limit of {} bytes", self.limit),
+                )))
+            }
             Err(e) => {
                 self.done = true;
-                Some(Err(json_error(&self.file, &e)))
+                let mut err = json_error(&self.file, &e);
+                if err.line == 0 {
+                    err.line = self.pos.line.load(Relaxed);
+                }
+                Some(Err(err))
             }
         }
     }
@@ -225,6 +260,29 @@ mod tests {
         let e = v[1].as_ref().unwrap_err();
         assert_eq!(e.line, 3);
         assert!(e.message.starts_with("truncated JSON"), "{e}");
+    }
+
+    #[test]
+    fn an_object_past_the_size_cap_is_refused_naming_its_line() {
+        let text = "{\"n\": 1}\n\n  {\"n\": 2,\n \"s\": \"0123456789abcdef\"}\n{\"n\": 3}";
+        let v: Vec<_> = JsonObjects::<_, T>::with_limit(text.as_bytes(), "t.json", 30).collect();
+        assert_eq!(v.len(), 2);
+        assert!(v[0].is_ok(), "a short object is read");
+        let e = v[1].as_ref().unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("t.json", 3));
+        assert!(e.message.contains("longer than the limit of 30 bytes"), "{e}");
+        // Whitespace between objects does not count; 30 bytes are allowed.
+        let exact = format!("{}{{\"s\": \"{}\"}}", " \n".repeat(40), "x".repeat(21));
+        assert_eq!(exact.trim_start().len(), 30);
+        assert!(JsonObjects::<_, T>::with_limit(exact.as_bytes(), "t", 30).all(|r| r.is_ok()));
+    }
+
+    #[test]
+    fn a_json_object_past_64_mib_is_refused() {
+        let big = format!("{{\"s\": \"{}\"}}", "x".repeat(MAX_JSON_OBJECT_BYTES as usize));
+        let e = read(&big).pop().unwrap().unwrap_err();
+        assert_eq!(e.line, 1);
+        assert!(e.message.contains(&format!("longer than the limit of {MAX_JSON_OBJECT_BYTES} bytes")), "{e}");
     }
 
     #[test]

@@ -30,7 +30,8 @@
 //! table 0): the table is what was measured. Every task gets the testbed
 //! container, 5120 MB / 1 vcore (delgado.md §3.7 notes).
 
-use super::text::{open_file, parse_nonneg_f64, parse_u64, secs_to_ms, Lines};
+use super::limits::{check_ms, Budget};
+use super::text::{open_file, parse_secs, parse_u64, secs_to_ms, Lines};
 use super::{pick_weighted, JobSpec, TaskGroup, WorkloadError, MAX_TASKS_PER_JOB};
 use sojourn_core::{Resources, Time};
 use std::fs::File;
@@ -197,12 +198,20 @@ pub struct KairosJobs<R> {
     opts: KairosOptions,
     next_id: u64,
     clock_ms: u64,
+    budget: Budget,
     done: bool,
 }
 
 impl<R: BufRead> KairosJobs<R> {
     pub fn from_reader(reader: R, file: impl Into<String>, opts: KairosOptions) -> KairosJobs<R> {
-        KairosJobs { lines: Lines::new(reader, file), opts, next_id: 0, clock_ms: 0, done: false }
+        KairosJobs {
+            lines: Lines::new(reader, file),
+            opts,
+            next_id: 0,
+            clock_ms: 0,
+            budget: Budget::default(),
+            done: false,
+        }
     }
 
     fn parse(&mut self, line: usize, text: &str) -> Result<JobSpec, WorkloadError> {
@@ -219,7 +228,7 @@ impl<R: BufRead> KairosJobs<R> {
                 ),
             ));
         }
-        let sleep = parse_nonneg_f64(cols[0], "sleep_before_submit_s", file, line)?;
+        let sleep = parse_secs(cols[0], "sleep_before_submit_s", file, line)?;
         let reduces = parse_u64(cols[1], "n_reduces", file, line)?;
         if reduces > MAX_TASKS_PER_JOB {
             return Err(WorkloadError::new(
@@ -241,10 +250,13 @@ impl<R: BufRead> KairosJobs<R> {
                 ),
             )
         })?;
-        self.clock_ms = self.clock_ms.saturating_add(secs_to_ms(sleep));
+        let clock_ms = check_ms(self.clock_ms.saturating_add(secs_to_ms(sleep)), "submit time", file, line)?;
         let id = self.next_id;
+        let job = self.opts.job(id, format!("{}.{id}", cols[4]), Time(clock_ms), cols[2], class, reduces);
+        self.budget.admit(&job, 1, file, line)?;
+        self.clock_ms = clock_ms;
         self.next_id += 1;
-        Ok(self.opts.job(id, format!("{}.{id}", cols[4]), Time(self.clock_ms), cols[2], class, reduces))
+        Ok(job)
     }
 }
 
@@ -292,11 +304,9 @@ impl KairosDrawOptions {
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
         let bad = || format!("kairos-draw option {key}: bad value {value:?}");
         match key {
-            "jobs" => self.jobs = value.parse().map_err(|_| bad())?,
+            "jobs" => self.jobs = super::synthetic::job_count(key, value)?,
             "seed" => self.seed = value.parse().map_err(|_| bad())?,
-            "interarrival_s" => {
-                self.mean_interarrival_s = value.parse().ok().filter(|v: &f64| *v > 0.0).ok_or_else(bad)?
-            }
+            "interarrival_s" => self.mean_interarrival_s = super::synthetic::interarrival(key, value)?,
             _ => return Err(format!("unknown kairos-draw option {key:?} (known: jobs, seed, interarrival_s)")),
         }
         Ok(())
@@ -422,6 +432,16 @@ mod tests {
         assert_eq!(o.task_ms(&TABLE_4_1[4], 60), (293_750, 587_500));
         let sum: f64 = TABLE_4_1.iter().map(|c| c.probability).sum();
         assert!((sum - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn sleeps_adding_up_past_the_horizon_are_refused() {
+        let line = "20000000 15 default /random100char-256mb-small out 0 0\n";
+        let v: Vec<_> = KairosJobs::from_reader(Cursor::new(line.repeat(2)), "w", KairosOptions::default()).collect();
+        assert!(v[0].is_ok());
+        let e = v[1].as_ref().unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("w", 2));
+        assert!(e.message.contains("submit time: 40000000000 ms is past the limit"), "{e}");
     }
 
     #[test]

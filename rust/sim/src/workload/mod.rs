@@ -10,7 +10,9 @@
 //! Every reader streams, reports bad input as a [`WorkloadError`] naming
 //! file and line, checks that submit times do not decrease (use
 //! [`sort_by_submit`] or `sort=true` for unsorted traces) and gives every
-//! task at least 1 ms.
+//! task at least 1 ms. Every reader and generator holds a workload within
+//! the caps of [`limits`] (times within a year, tasks per job and per
+//! workload, line and object sizes).
 
 use serde::{Deserialize, Serialize};
 use sojourn_core::{Phase, Priority, Resources, Time};
@@ -168,6 +170,7 @@ pub type JobStream = Box<dyn Iterator<Item = Result<JobSpec, WorkloadError>>>;
 pub mod eagle;
 mod json;
 pub mod kairos;
+pub mod limits;
 pub mod nodes;
 pub mod rumen;
 pub mod sls_writer;
@@ -180,9 +183,7 @@ use std::path::Path;
 
 pub use spec::{Source, WorkloadSpec};
 
-/// The most tasks a reader accepts in one job: more is taken for a corrupt
-/// field (and would not fit in memory anyway).
-pub const MAX_TASKS_PER_JOB: u64 = 10_000_000;
+pub use limits::MAX_TASKS_PER_JOB;
 
 /// Opens a workload spec (see [`WorkloadSpec::parse`]): a trace file or a
 /// generator such as `synthetic:google:jobs=1000:seed=3`.
@@ -271,6 +272,29 @@ mod tests {
         assert!(open("synthetic:alibaba").err().unwrap().message.contains("unknown synthetic profile"));
         assert!(open("synthetic:google:jobs=x").err().unwrap().message.contains("jobs"));
         assert!(open("gridmix:seeds=2").err().unwrap().message.contains("unknown key"));
+    }
+
+    #[test]
+    fn generator_sizes_past_the_caps_are_refused() {
+        let e = open("synthetic:google:jobs=10000001").err().unwrap();
+        assert_eq!(e.file, "synthetic:google:jobs=10000001");
+        assert!(e.message.contains("jobs: 10000001 is more than the limit of 10000000 jobs"), "{e}");
+        assert!(open("gridmix:interarrival_s=1e9").err().unwrap().message.contains("past the limit on times"));
+        assert!(open("kairos-draw:heavy:jobs=1e9").err().unwrap().message.contains("jobs"));
+        assert!(open("synthetic:yahoo:slot_mb=99999999999").err().unwrap().message.contains("slot_mb"));
+        // Allowed, but the arrivals leave the horizon: the job past it is refused.
+        let v: Vec<_> = open("sparrow:jobs=20:interarrival_s=31536000").unwrap().collect();
+        let e = v.last().unwrap().as_ref().unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("sparrow", 0));
+        assert!(e.message.contains("submit time") && e.message.contains("past the limit on times"), "{e}");
+    }
+
+    #[test]
+    fn repeated_spec_keys_are_an_error() {
+        let e = open("gridmix:jobs=2:seed=1:jobs=3").err().unwrap();
+        assert!(e.message.contains("key \"jobs\" is given twice"), "{e}");
+        let e = open(&format!("{}:jobs=2:jobs=2", trace("eagle/YH10.tr"))).err().unwrap();
+        assert!(e.message.contains("given twice"), "{e}");
     }
 
     #[test]

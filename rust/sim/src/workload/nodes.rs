@@ -11,9 +11,12 @@
 //! leading `/` (`/default-rack`), as YARN's topology does; node names keep
 //! only their host part. `labels` is a comma-separated list of YARN node
 //! labels; the `(exclusive=...)` attribute is dropped. Duplicate node names
-//! and a file without nodes are errors.
+//! and a file without nodes are errors, and so are more than
+//! [`MAX_NODES`] nodes or a node larger than [`MAX_NODE_MEMORY_MB`] /
+//! [`MAX_NODE_VCORES`] ([`super::limits`]).
 
 use super::json::{host_of, opt_i64, opt_string, JsonObjects};
+use super::limits::{MAX_NODES, MAX_NODE_MEMORY_MB, MAX_NODE_VCORES};
 use super::text::open_file;
 use super::{ClusterSpec, NodeShape, WorkloadError};
 use serde::Deserialize;
@@ -64,8 +67,14 @@ pub fn read_nodes(reader: impl Read, file: &str, default: Resources) -> Result<C
                 .ok_or_else(|| err(format!("node {} of rack {rack_name} has no name", i + 1)))?;
             let memory = n.memory_mb.unwrap_or(default.memory_mb as i64);
             let vcores = n.vcores.unwrap_or(default.vcores as i64);
-            if memory <= 0 || vcores <= 0 || vcores > u32::MAX as i64 {
-                return Err(err(format!("node {name}: bad capacity {memory} MB / {vcores} vcores")));
+            if memory <= 0 || vcores <= 0 || memory as u64 > MAX_NODE_MEMORY_MB || vcores > MAX_NODE_VCORES as i64 {
+                return Err(err(format!(
+                    "node {name}: bad capacity {memory} MB / {vcores} vcores (at most {MAX_NODE_MEMORY_MB} MB / \
+                     {MAX_NODE_VCORES} vcores)"
+                )));
+            }
+            if nodes.len() == MAX_NODES {
+                return Err(err(format!("node {name}: more than the limit of {MAX_NODES} nodes")));
             }
             if !seen.insert(name.clone()) {
                 return Err(err(format!("node {name} is listed twice")));
@@ -142,5 +151,21 @@ mod tests {
         let e = read_nodes("{\"rack\": \"a\"}".as_bytes(), "n.json", SLS_NODE).unwrap_err();
         assert!(e.message.contains("nodes"), "{e}");
         assert!(read_nodes("".as_bytes(), "n.json", SLS_NODE).unwrap_err().message.contains("no nodes"));
+    }
+
+    #[test]
+    fn nodes_past_the_caps_are_refused() {
+        let e = read_nodes(
+            "{\"rack\": \"a\", \"nodes\": [{\"node\": \"n\"},\n {\"node\": \"m\", \"memory-mb\": 1e12}]}".as_bytes(),
+            "n.json",
+            SLS_NODE,
+        )
+        .unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("n.json", 1));
+        assert!(e.message.contains("node m: bad capacity 1000000000000 MB"), "{e}");
+        let many: Vec<String> = (0..=MAX_NODES).map(|i| format!("{{\"node\": \"n{i}\"}}")).collect();
+        let text = format!("{{\"rack\": \"a\", \"nodes\": [{}]}}", many.join(","));
+        let e = read_nodes(text.as_bytes(), "n.json", SLS_NODE).unwrap_err();
+        assert!(e.message.contains(&format!("node n{MAX_NODES}: more than the limit of {MAX_NODES} nodes")), "{e}");
     }
 }

@@ -17,6 +17,9 @@
 //! `container.memory-mb` / `container.vcores` (1024 / 1, SLS's
 //! `yarn.sls.container.*` defaults). An object with `num.nodes` or
 //! `num.racks` and no tasks is the optional cluster header and is skipped.
+//! A job's tasks (`count`s summed) are at most [`MAX_TASKS_PER_JOB`], and
+//! its copies' tasks count toward the workload's [`super::limits`], checked
+//! before any copy is made; copies are made one at a time as they are read.
 //!
 //! Tasks of the same phase, priority and container become one task group;
 //! the groups run maps first, then reduces, then any other type, as SLS's
@@ -34,17 +37,21 @@
 //! are 1024 MB / 1 vcore at priority 20 (maps) and 10 (reduces); Rumen's
 //! task memory is ignored, as SLS ignores it.
 //!
+//! Times are checked arithmetic: a submit time or a task's `finishTime -
+//! startTime` that overflows is an error, and both are at most a year
+//! ([`super::limits`]).
+//!
 //! Hosts keep only the host part of `/rack/host`, which is how the
 //! simulator names nodes. Ids are the job order from 0. Submit times must
 //! not decrease: an earlier job is an error naming its line (sort with
 //! [`super::sort_by_submit`] for unsorted traces).
 
 use super::json::{host_of, opt_i64, opt_string, JsonObjects};
+use super::limits::{check_ms, Budget, MAX_NODE_MEMORY_MB, MAX_NODE_VCORES};
 use super::text::open_file;
 use super::{JobSpec, TaskGroup, WorkloadError, MAX_TASKS_PER_JOB};
 use serde::Deserialize;
 use sojourn_core::{Phase, Priority, Resources, Time};
-use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
@@ -143,9 +150,12 @@ fn finish_groups(mut groups: Vec<TaskGroup>) -> Vec<TaskGroup> {
 pub struct SlsJobs<R: Read> {
     objects: JsonObjects<R, SlsJob>,
     file: String,
-    pending: VecDeque<JobSpec>,
+    /// The job of the last object, the number of its next copy and its
+    /// `job.count`.
+    pending: Option<(JobSpec, u64, u64)>,
     next_id: u64,
     last_submit: Time,
+    budget: Budget,
     done: bool,
 }
 
@@ -155,11 +165,28 @@ impl<R: Read> SlsJobs<R> {
         SlsJobs {
             objects: JsonObjects::new(reader, file.clone()),
             file,
-            pending: VecDeque::new(),
+            pending: None,
             next_id: 0,
             last_submit: Time::ZERO,
+            budget: Budget::default(),
             done: false,
         }
+    }
+
+    /// The next copy of the pending job, if any.
+    fn next_copy(&mut self) -> Option<JobSpec> {
+        let (job, k, count) = self.pending.as_mut()?;
+        let mut copy = job.clone();
+        copy.id = self.next_id;
+        if *count > 1 {
+            copy.name = format!("{}_{k}", job.name);
+        }
+        *k += 1;
+        if *k == *count {
+            self.pending = None;
+        }
+        self.next_id += 1;
+        Some(copy)
     }
 
     /// Turns one object into its jobs (`job.count` copies); `Ok(false)` for
@@ -173,26 +200,37 @@ impl<R: Read> SlsJobs<R> {
         if start < 0 {
             return Err(err(format!("negative job.start.ms {start}")));
         }
+        check_ms(start as u64, "job.start.ms", &self.file, line)?;
         let tasks = job.tasks.ok_or_else(|| err("job without job.tasks".into()))?;
         let count = job.count.unwrap_or(1);
         if !(1..=1_000_000).contains(&count) {
             return Err(err(format!("job.count must be from 1 to 1000000, found {count}")));
         }
         let mut groups = Vec::new();
+        let mut n_tasks: u64 = 0;
         for (i, t) in tasks.iter().enumerate() {
             let terr = |msg: String| err(format!("task {}: {msg}", i + 1));
             let n = t.count.unwrap_or(1);
-            if n < 0 || n as u64 > MAX_TASKS_PER_JOB {
+            if n < 0 {
                 return Err(terr(format!("bad count {n}")));
+            }
+            n_tasks = n_tasks.saturating_add(n as u64);
+            if n_tasks > MAX_TASKS_PER_JOB {
+                return Err(terr(format!(
+                    "count {n} brings the job to {n_tasks} tasks, more than the limit of {MAX_TASKS_PER_JOB}"
+                )));
             }
             let dur = match (t.duration_ms.or(t.legacy_duration_ms), t.start_ms, t.end_ms) {
                 (Some(d), _, _) => d,
-                (None, Some(s), Some(e)) => e - s,
+                (None, Some(s), Some(e)) => e
+                    .checked_sub(s)
+                    .ok_or_else(|| terr(format!("container.end.ms {e} - container.start.ms {s} overflows")))?,
                 _ => return Err(terr("no container.duration.ms nor container.start.ms and .end.ms".into())),
             };
             if dur <= 0 {
                 return Err(terr(format!("duration must be positive, found {dur} ms")));
             }
+            check_ms(dur as u64, &format!("task {} duration", i + 1), &self.file, line)?;
             let phase = match t.kind.as_deref().map(str::trim) {
                 None | Some("map") => Phase::Map,
                 Some("reduce") => Phase::Reduce,
@@ -205,8 +243,11 @@ impl<R: Read> SlsJobs<R> {
             };
             let memory = t.memory_mb.unwrap_or(SLS_CONTAINER.memory_mb as i64);
             let vcores = t.vcores.unwrap_or(SLS_CONTAINER.vcores as i64);
-            if memory <= 0 || vcores < 0 || vcores > u32::MAX as i64 {
-                return Err(terr(format!("bad container size {memory} MB / {vcores} vcores")));
+            if memory <= 0 || vcores < 0 || memory as u64 > MAX_NODE_MEMORY_MB || vcores > MAX_NODE_VCORES as i64 {
+                return Err(terr(format!(
+                    "bad container size {memory} MB / {vcores} vcores (at most {MAX_NODE_MEMORY_MB} MB / \
+                     {MAX_NODE_VCORES} vcores)"
+                )));
             }
             let res = Resources::new(memory as u64, vcores as u32);
             let host = t.host.as_deref().and_then(host_of);
@@ -217,23 +258,20 @@ impl<R: Read> SlsJobs<R> {
         if submit < self.last_submit {
             return Err(err(format!("job.start.ms {start} is before the previous job's ({})", self.last_submit.ms())));
         }
+        let template = JobSpec {
+            id: self.next_id,
+            name: job.id.unwrap_or_else(|| format!("job_{}", self.next_id)),
+            submit,
+            queue: job.queue.unwrap_or_else(|| "default".into()),
+            user: job.user.unwrap_or_else(|| "default".into()),
+            priority: 0,
+            groups,
+            deadline: None,
+            value: None,
+        };
+        self.budget.admit(&template, count as u64, &self.file, line)?;
         self.last_submit = submit;
-        let base_name = job.id.unwrap_or_else(|| format!("job_{}", self.next_id));
-        for k in 0..count {
-            let id = self.next_id;
-            self.next_id += 1;
-            self.pending.push_back(JobSpec {
-                id,
-                name: if count == 1 { base_name.clone() } else { format!("{base_name}_{k}") },
-                submit,
-                queue: job.queue.clone().unwrap_or_else(|| "default".into()),
-                user: job.user.clone().unwrap_or_else(|| "default".into()),
-                priority: 0,
-                groups: groups.clone(),
-                deadline: None,
-                value: None,
-            });
-        }
+        self.pending = Some((template, 0, count as u64));
         Ok(true)
     }
 }
@@ -243,7 +281,7 @@ impl<R: Read> Iterator for SlsJobs<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            if let Some(j) = self.pending.pop_front() {
+            if let Some(j) = self.next_copy() {
                 return Some(Ok(j));
             }
             if self.done {
@@ -312,6 +350,7 @@ pub struct RumenJobs<R: Read> {
     baseline: Option<i64>,
     next_id: u64,
     last_submit: Time,
+    budget: Budget,
     done: bool,
 }
 
@@ -324,6 +363,7 @@ impl<R: Read> RumenJobs<R> {
             baseline: None,
             next_id: 0,
             last_submit: Time::ZERO,
+            budget: Budget::default(),
             done: false,
         }
     }
@@ -332,7 +372,10 @@ impl<R: Read> RumenJobs<R> {
         let err = |msg: String| WorkloadError::new(&self.file, line, msg);
         let submit_abs = job.submitTime.ok_or_else(|| err("job without submitTime".into()))?;
         let base = *self.baseline.get_or_insert(submit_abs);
-        let submit = Time((submit_abs - base).max(0) as u64);
+        let offset = submit_abs
+            .checked_sub(base)
+            .ok_or_else(|| err(format!("submitTime {submit_abs} minus the first job's submitTime {base} overflows")))?;
+        let submit = Time(check_ms(offset.max(0) as u64, "submitTime after the first job's", &self.file, line)?);
         let mut groups = Vec::new();
         for (phase, prio, tasks) in [
             (Phase::Map, Priority::MAP, job.mapTasks.unwrap_or_default()),
@@ -346,7 +389,10 @@ impl<R: Read> RumenJobs<R> {
                 if s < 0 || f < 0 {
                     return Err(err(format!("{phase:?} task {}: last attempt has no time ({s}, {f})", i + 1)));
                 }
-                let ms = (f - s).max(1) as u64;
+                let d = f.checked_sub(s).ok_or_else(|| {
+                    err(format!("{phase:?} task {}: finishTime {f} - startTime {s} overflows", i + 1))
+                })?;
+                let ms = check_ms(d.max(1) as u64, &format!("{phase:?} task {} duration", i + 1), &self.file, line)?;
                 let host = a.hostName.as_deref().and_then(host_of);
                 add_tasks(&mut groups, phase, prio, SLS_CONTAINER, ms, host, 1);
             }
@@ -357,10 +403,8 @@ impl<R: Read> RumenJobs<R> {
                 self.last_submit.ms() - submit.ms()
             )));
         }
-        self.last_submit = submit;
         let id = self.next_id;
-        self.next_id += 1;
-        Ok(JobSpec {
+        let spec = JobSpec {
             id,
             name: job.jobID.or(job.jobName).unwrap_or_else(|| format!("job_{id}")),
             submit,
@@ -370,7 +414,11 @@ impl<R: Read> RumenJobs<R> {
             groups: finish_groups(groups),
             deadline: None,
             value: None,
-        })
+        };
+        self.budget.admit(&spec, 1, &self.file, line)?;
+        self.last_submit = submit;
+        self.next_id += 1;
+        Ok(spec)
     }
 }
 
@@ -542,6 +590,72 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.line, 2);
         assert!(e.message.contains("before the previous"), "{e}");
+    }
+
+    #[test]
+    fn an_sls_job_count_times_task_count_past_the_cap_is_refused() {
+        use crate::workload::limits::MAX_TASKS_PER_RUN;
+        // 98 bytes asking for 10^6 copies of a job of 10^7 tasks.
+        let text =
+            r#"{"job.start.ms":0,"job.count":1000000,"job.tasks":[{"count":10000000,"container.duration.ms":1}]}"#;
+        let e = sls(text).pop().unwrap().unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("jobs.json", 1));
+        assert!(e.message.contains(&format!("more than the limit of {MAX_TASKS_PER_JOB}")), "{e}");
+        // Within the per-job cap, but 10^6 copies of 100 tasks pass the workload's.
+        let text = "\n{\"job.start.ms\":0,\"job.count\":1000000,\"job.tasks\":[{\"count\":100,\"duration.ms\":1}]}";
+        let v = sls(text);
+        assert_eq!(v.len(), 1, "no copy is made");
+        let e = v[0].as_ref().unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains(&format!("more than the limit of {MAX_TASKS_PER_RUN}")), "{e}");
+        // The same counts split over two task entries.
+        let text =
+            r#"{"job.start.ms":0,"job.tasks":[{"count":600000,"duration.ms":1},{"count":600000,"duration.ms":1}]}"#;
+        assert!(sls(text).pop().unwrap().unwrap_err().message.contains("task 2: count 600000 brings the job"));
+    }
+
+    #[test]
+    fn sls_copies_are_made_one_at_a_time() {
+        let text = r#"{"job.start.ms":3,"job.id":"j","job.count":300000,"job.tasks":[{"count":3,"duration.ms":1}]}"#;
+        let mut s = SlsJobs::from_reader(text.as_bytes(), "jobs.json");
+        let first = s.next().unwrap().unwrap();
+        assert_eq!((first.id, first.name.as_str(), first.task_count()), (0, "j_0", 3));
+        assert!(s.pending.is_some());
+        let last = s.last().unwrap().unwrap();
+        assert_eq!((last.id, last.name.as_str(), last.submit), (299_999, "j_299999", Time(3)));
+    }
+
+    #[test]
+    fn sls_far_future_start_and_overflowing_times_are_refused() {
+        let e = sls(r#"{"job.start.ms":1e13,"job.tasks":[]}"#).pop().unwrap().unwrap_err();
+        assert!(e.message.contains("job.start.ms: 10000000000000 ms is past the limit"), "{e}");
+        let text = r#"{"job.start.ms":0,"job.tasks":[{"container.start.ms":-9000000000000000000,"container.end.ms":9000000000000000000}]}"#;
+        let e = sls(text).pop().unwrap().unwrap_err();
+        assert!(e.message.contains("task 1: container.end.ms 9000000000000000000 - container.start.ms"), "{e}");
+        assert!(e.message.contains("overflows"), "{e}");
+        let e = sls(r#"{"job.start.ms":0,"job.tasks":[{"duration.ms":40000000000}]}"#).pop().unwrap().unwrap_err();
+        assert!(e.message.contains("task 1 duration: 40000000000 ms is past the limit"), "{e}");
+    }
+
+    #[test]
+    fn rumen_time_overflow_is_an_error() {
+        let rumen = |text: &str| RumenJobs::from_reader(text.as_bytes(), "r.json").collect::<Vec<_>>();
+        let text = "{\"jobID\": \"a\", \"submitTime\": -9000000000000000000}\n\
+                    {\"jobID\": \"b\", \"submitTime\": 9000000000000000000}";
+        let v = rumen(text);
+        assert!(v[0].is_ok());
+        let e = v[1].as_ref().unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("r.json", 2));
+        assert!(e.message.contains("overflows"), "{e}");
+        let text = "{\"jobID\": \"a\", \"submitTime\": 0, \"mapTasks\": [{\"attempts\": \
+                    [{\"startTime\": 1, \"finishTime\": 9000000000000000000}]}]}";
+        let e = rumen(text).pop().unwrap().unwrap_err();
+        assert!(e.message.contains("Map task 1 duration: 8999999999999999999 ms is past the limit"), "{e}");
+        // Far apart but representable: past the horizon.
+        let text = "{\"jobID\": \"a\", \"submitTime\": 0}\n{\"jobID\": \"b\", \"submitTime\": 40000000000}";
+        let e = rumen(text).pop().unwrap().unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("is past the limit on times"), "{e}");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! options, as a command line or a config file gives it (see
 //! [`WorkloadSpec::parse`]).
 
+use super::limits::Guarded;
 use super::{eagle, kairos, rumen, sort_by_submit, swim, synthetic, text, JobSpec, JobStream, WorkloadError};
 use std::path::{Path, PathBuf};
 
@@ -64,7 +65,10 @@ impl WorkloadSpec {
     /// Files take `jobs=N` (keep the first N), `sort=true`, `at_once=true`
     /// (every job submitted at 0, as SLS 3.3 reads Rumen traces) and their
     /// reader's options (`SwimOptions::set`, `EagleOptions::set`,
-    /// `KairosOptions::set`). Unknown keys are errors.
+    /// `KairosOptions::set`). Unknown and repeated keys are errors. A
+    /// generator's `jobs` is at most [`super::limits::MAX_JOBS_PER_RUN`] and
+    /// its `interarrival_s` at most a year; every workload it opens is held
+    /// within [`super::limits`].
     pub fn parse(spec: &str) -> Result<WorkloadSpec, WorkloadError> {
         let err = |msg: String| WorkloadError::new(spec, 0, msg);
         let segs: Vec<&str> = spec.split(':').collect();
@@ -79,6 +83,11 @@ impl WorkloadSpec {
         let (main, opt_segs) = body.split_at(body.len() - n_opts);
         let opts: Vec<(&str, &str)> =
             opt_segs.iter().map(|s| s.split_once('=').unwrap_or((s, ""))).map(|(k, v)| (k.trim(), v.trim())).collect();
+        for (i, (k, _)) in opts.iter().enumerate() {
+            if opts[..i].iter().any(|(seen, _)| seen == k) {
+                return Err(err(format!("key {k:?} is given twice")));
+            }
+        }
 
         if GENERATORS.contains(&kind) {
             let expected = usize::from(kind == "synthetic" || kind == "pigmix" || kind == "kairos-draw");
@@ -190,10 +199,13 @@ impl WorkloadSpec {
                     }
                 }
             }
-            Source::Synthetic(o) => Box::new(synthetic::SyntheticJobs::new(o.clone()).map(Ok)),
-            Source::GridMix(o) => Box::new(synthetic::GridMixJobs::new(o.clone()).map(Ok)),
-            Source::KairosDraw(o) => Box::new(kairos::KairosDraw::new(o.clone()).map(Ok)),
-            Source::Sparrow(o) => Box::new(synthetic::SparrowJobs::new(o.clone()).map(Ok)),
+            Source::Synthetic(o) => Box::new(Guarded::new(
+                synthetic::SyntheticJobs::new(o.clone()),
+                format!("synthetic:{}", o.profile.name),
+            )),
+            Source::GridMix(o) => Box::new(Guarded::new(synthetic::GridMixJobs::new(o.clone()), o.prefix)),
+            Source::KairosDraw(o) => Box::new(Guarded::new(kairos::KairosDraw::new(o.clone()), "kairos-draw")),
+            Source::Sparrow(o) => Box::new(Guarded::new(synthetic::SparrowJobs::new(o.clone()), "sparrow")),
         };
         let stream = match self.limit {
             Some(n) => Box::new(stream.take(n as usize)),

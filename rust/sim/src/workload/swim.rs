@@ -7,7 +7,9 @@
 //! `reduce_output_bytes`, and optionally a 7th column, the anonymized input
 //! path. A line without tabs is split on whitespace. Blank lines are
 //! skipped; any other malformed line is an error naming file and line.
-//! Submit times must not decrease (the published files are sorted); a
+//! Job ids must be unique (a repeated id is an error naming both lines: a
+//! file pasted together twice is more likely than two jobs of one name).
+//! Times are at most a year ([`super::limits`]). Submit times must not decrease (the published files are sorted); a
 //! decreasing one is an error (sort with [`super::sort_by_submit`] first if
 //! a hand-made file is not sorted).
 //!
@@ -41,9 +43,11 @@
 //! [`swim_sizes`] gives the single-server job size of the HFSP simulator
 //! studies instead: `map_input + (1 + 4) * shuffle + reduce_output` bytes.
 
-use super::text::{open_file, parse_nonneg_f64, parse_u64, Lines};
+use super::limits::Budget;
+use super::text::{open_file, parse_secs, parse_u64, Lines};
 use super::{JobSpec, TaskGroup, WorkloadError, MAX_TASKS_PER_JOB};
 use sojourn_core::{Resources, Time};
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -208,16 +212,18 @@ impl SwimRecord {
 }
 
 /// The rows of a SWIM file with their line numbers, checked for column
-/// count, numbers and non-decreasing submit times.
+/// count, numbers, unique job ids and non-decreasing submit times.
 pub struct SwimRecords<R> {
     lines: Lines<R>,
     last_submit: f64,
+    /// The line of each job id seen.
+    ids: BTreeMap<String, usize>,
     done: bool,
 }
 
 impl<R: BufRead> SwimRecords<R> {
     pub fn from_reader(reader: R, file: impl Into<String>) -> SwimRecords<R> {
-        SwimRecords { lines: Lines::new(reader, file), last_submit: 0.0, done: false }
+        SwimRecords { lines: Lines::new(reader, file), last_submit: 0.0, ids: BTreeMap::new(), done: false }
     }
 
     fn parse(&mut self, line: usize, text: &str) -> Result<SwimRecord, WorkloadError> {
@@ -237,8 +243,8 @@ impl<R: BufRead> SwimRecords<R> {
         }
         let rec = SwimRecord {
             name: name.to_string(),
-            submit_s: parse_nonneg_f64(cols[1], "submit_time_s", file, line)?,
-            gap_s: parse_nonneg_f64(cols[2], "inter_job_gap_s", file, line)?,
+            submit_s: parse_secs(cols[1], "submit_time_s", file, line)?,
+            gap_s: parse_secs(cols[2], "inter_job_gap_s", file, line)?,
             map_input: parse_u64(cols[3], "map_input_bytes", file, line)?,
             shuffle: parse_u64(cols[4], "shuffle_bytes", file, line)?,
             reduce_output: parse_u64(cols[5], "reduce_output_bytes", file, line)?,
@@ -249,6 +255,13 @@ impl<R: BufRead> SwimRecords<R> {
                 file,
                 line,
                 format!("submit time {} s is before the previous job's ({} s)", rec.submit_s, self.last_submit),
+            ));
+        }
+        if let Some(first) = self.ids.insert(rec.name.clone(), line) {
+            return Err(WorkloadError::new(
+                file,
+                line,
+                format!("job id {:?} was already used on line {first}", rec.name),
             ));
         }
         self.last_submit = rec.submit_s;
@@ -277,11 +290,12 @@ pub struct SwimJobs<R> {
     records: SwimRecords<R>,
     opts: SwimOptions,
     next_id: u64,
+    budget: Budget,
 }
 
 impl<R: BufRead> SwimJobs<R> {
     pub fn from_reader(reader: R, file: impl Into<String>, opts: SwimOptions) -> SwimJobs<R> {
-        SwimJobs { records: SwimRecords::from_reader(reader, file), opts, next_id: 0 }
+        SwimJobs { records: SwimRecords::from_reader(reader, file), opts, next_id: 0, budget: Budget::default() }
     }
 }
 
@@ -303,6 +317,10 @@ impl<R: BufRead> Iterator for SwimJobs<R> {
             )));
         }
         let job = rec.to_job(self.next_id, &self.opts);
+        if let Err(e) = self.budget.admit(&job, 1, self.records.lines.file(), line) {
+            self.records.done = true;
+            return Some(Err(e));
+        }
         self.next_id += 1;
         Some(Ok(job))
     }
@@ -462,6 +480,48 @@ mod tests {
         assert!(e.message.contains("tasks in one job"), "{e}");
         let e = read_str("a\t-1\t1\t1\t0\t0\n").pop().unwrap().unwrap_err();
         assert!(e.message.contains("negative"), "{e}");
+    }
+
+    #[test]
+    fn a_far_future_arrival_is_refused_naming_the_line() {
+        let e = read_str("a\t1\t1\t1\t0\t0\nb\t1e10\t1\t1\t0\t0\n").pop().unwrap().unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("t.tsv", 2));
+        assert!(e.message.contains("submit_time_s: 10000000000 s is past the limit on times"), "{e}");
+        // A year is the limit, inclusive.
+        assert!(read_str("a\t31536000\t0\t1\t0\t0\n")[0].is_ok());
+    }
+
+    #[test]
+    fn a_slow_rate_past_the_duration_cap_is_refused() {
+        // 1 GB at 1 byte/s: a map of 31 years.
+        let mut o = SwimOptions::default();
+        o.set("map_mib_s", "0.000001").unwrap();
+        let v: Vec<_> = SwimJobs::from_reader(Cursor::new("a\t1\t1\t100000000\t0\t0\n"), "t.tsv", o).collect();
+        let e = v[0].as_ref().unwrap_err();
+        assert_eq!(e.line, 1);
+        assert!(e.message.contains("task duration"), "{e}");
+    }
+
+    #[test]
+    fn duplicate_swim_job_id_is_an_error_naming_both_lines() {
+        let v = read_str("a\t1\t1\t1\t0\t0\nb\t2\t1\t1\t0\t0\n\na\t3\t1\t1\t0\t0\n");
+        assert_eq!(v.len(), 3);
+        let e = v[2].as_ref().unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("t.tsv", 4));
+        assert!(e.message.contains("job id \"a\" was already used on line 1"), "{e}");
+    }
+
+    #[test]
+    fn the_largest_published_job_is_within_the_task_cap() {
+        let most = records(sample("FB-2010_samples_24_times_1hr_0.tsv"))
+            .unwrap()
+            .map(|r| {
+                let (m, r) = r.unwrap().1.task_counts(&SwimOptions::default());
+                m + r
+            })
+            .max()
+            .unwrap();
+        assert!(most <= MAX_TASKS_PER_JOB, "{most} tasks");
     }
 
     #[test]

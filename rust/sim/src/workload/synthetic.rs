@@ -54,6 +54,7 @@
 //! of 100 s, 5% long with 1000 tasks of 20,000 s, Poisson arrivals with mean
 //! 50 s, run on 15,000 single-slot servers.
 
+use super::limits::{MAX_JOBS_PER_RUN, MAX_NODE_MEMORY_MB, MAX_TIME_S};
 use super::{pick_weighted, JobSpec, TaskGroup};
 use sojourn_core::{Resources, Rng, Time};
 
@@ -76,18 +77,32 @@ fn secs_ms(s: f64) -> u64 {
     ((s * 1000.0).round() as u64).max(1)
 }
 
-/// A positive finite number, for the `set` methods.
-fn positive(key: &str, value: &str) -> Result<f64, String> {
-    value
+/// A mean inter-arrival time for the `set` methods: positive, finite and at
+/// most the horizon ([`super::limits::MAX_TIME_S`]).
+pub(crate) fn interarrival(key: &str, value: &str) -> Result<f64, String> {
+    let v = value
         .trim()
         .parse::<f64>()
         .ok()
         .filter(|v| v.is_finite() && *v > 0.0)
-        .ok_or_else(|| format!("{key}: bad value {value:?}"))
+        .ok_or_else(|| format!("{key}: bad value {value:?}"))?;
+    if v > MAX_TIME_S {
+        return Err(format!("{key}: {v} s is past the limit on times, {MAX_TIME_S} s (365 days)"));
+    }
+    Ok(v)
 }
 
-fn whole(key: &str, value: &str) -> Result<u64, String> {
+pub(crate) fn whole(key: &str, value: &str) -> Result<u64, String> {
     value.trim().parse::<u64>().map_err(|_| format!("{key}: expected a whole number, found {value:?}"))
+}
+
+/// A generator's job count: at most [`MAX_JOBS_PER_RUN`].
+pub(crate) fn job_count(key: &str, value: &str) -> Result<u64, String> {
+    let n = whole(key, value)?;
+    if n > MAX_JOBS_PER_RUN {
+        return Err(format!("{key}: {n} is more than the limit of {MAX_JOBS_PER_RUN} jobs"));
+    }
+    Ok(n)
 }
 
 fn job(id: u64, name: String, submit: Time, groups: Vec<TaskGroup>) -> JobSpec {
@@ -213,10 +228,16 @@ impl SyntheticOptions {
     /// Sets one option by name: `jobs`, `seed`, `interarrival_s`, `slot_mb`.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
-            "jobs" => self.jobs = whole(key, value)?,
+            "jobs" => self.jobs = job_count(key, value)?,
             "seed" => self.seed = whole(key, value)?,
-            "interarrival_s" => self.mean_interarrival_s = positive(key, value)?,
-            "slot_mb" => self.container.memory_mb = whole(key, value)?.max(1),
+            "interarrival_s" => self.mean_interarrival_s = interarrival(key, value)?,
+            "slot_mb" => {
+                let mb = whole(key, value)?;
+                if mb > MAX_NODE_MEMORY_MB {
+                    return Err(format!("{key}: {mb} MB is more than the limit of {MAX_NODE_MEMORY_MB} MB"));
+                }
+                self.container.memory_mb = mb.max(1)
+            }
             _ => return Err(format!("unknown key {key:?} (known: jobs, seed, interarrival_s, slot_mb)")),
         }
         Ok(())
@@ -326,9 +347,9 @@ impl GridMixOptions {
     /// Sets one option by name: `jobs`, `seed`, `interarrival_s`.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
-            "jobs" => self.jobs = whole(key, value)?,
+            "jobs" => self.jobs = job_count(key, value)?,
             "seed" => self.seed = whole(key, value)?,
-            "interarrival_s" => self.mean_interarrival_s = positive(key, value)?,
+            "interarrival_s" => self.mean_interarrival_s = interarrival(key, value)?,
             _ => return Err(format!("unknown key {key:?} (known: jobs, seed, interarrival_s)")),
         }
         Ok(())
@@ -466,9 +487,9 @@ impl SparrowOptions {
     /// `short_fraction`.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
-            "jobs" => self.jobs = whole(key, value)?,
+            "jobs" => self.jobs = job_count(key, value)?,
             "seed" => self.seed = whole(key, value)?,
-            "interarrival_s" => self.mean_interarrival_s = positive(key, value)?,
+            "interarrival_s" => self.mean_interarrival_s = interarrival(key, value)?,
             "short_fraction" => {
                 self.short_fraction = value
                     .trim()

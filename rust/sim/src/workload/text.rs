@@ -2,9 +2,10 @@
 //! numbered lines and lenient number parsing with errors that name the file
 //! and the line.
 
+use super::limits::{check_secs, MAX_LINE_BYTES};
 use super::WorkloadError;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 /// Opens `path` for buffered reading; the error names the file.
@@ -15,7 +16,8 @@ pub(crate) fn open_file(path: &Path) -> Result<BufReader<File>, WorkloadError> {
 }
 
 /// The non-blank lines of a text stream with their 1-based numbers, without
-/// the line ending. Stops after the first error.
+/// the line ending. A line longer than [`MAX_LINE_BYTES`] is an error (it
+/// is not read into memory past the cap). Stops after the first error.
 pub(crate) struct Lines<R> {
     reader: R,
     file: String,
@@ -41,8 +43,19 @@ impl<R: BufRead> Iterator for Lines<R> {
         while !self.done {
             self.buf.clear();
             self.line += 1;
-            match self.reader.read_until(b'\n', &mut self.buf) {
+            // Read at most the cap, a "\r\n" and one byte more: enough to
+            // tell a line past the cap without holding more of it.
+            let cap = MAX_LINE_BYTES as u64 + 3;
+            match (&mut self.reader).take(cap).read_until(b'\n', &mut self.buf) {
                 Ok(0) => self.done = true,
+                Ok(_) if without_line_end(&self.buf).len() > MAX_LINE_BYTES => {
+                    self.done = true;
+                    return Some(Err(WorkloadError::new(
+                        &self.file,
+                        self.line,
+                        format!("the line is longer than the limit of {MAX_LINE_BYTES} bytes"),
+                    )));
+                }
                 Ok(_) => {
                     let text = match std::str::from_utf8(&self.buf) {
                         Ok(t) => t.trim_end_matches(['\n', '\r']),
@@ -63,6 +76,12 @@ impl<R: BufRead> Iterator for Lines<R> {
         }
         None
     }
+}
+
+/// `buf` without its `\n` or `\r\n`.
+fn without_line_end(buf: &[u8]) -> &[u8] {
+    let b = buf.strip_suffix(b"\n").unwrap_or(buf);
+    b.strip_suffix(b"\r").unwrap_or(b)
 }
 
 /// A finite number, in any format Rust's `f64` parser takes (`12`, `1.5`,
@@ -97,6 +116,12 @@ pub(crate) fn parse_u64(s: &str, what: &str, file: &str, line: usize) -> Result<
     Ok(v as u64)
 }
 
+/// A time in seconds: a finite number, not negative, within the horizon
+/// ([`super::limits::MAX_TIME_S`]).
+pub(crate) fn parse_secs(s: &str, what: &str, file: &str, line: usize) -> Result<f64, WorkloadError> {
+    check_secs(parse_nonneg_f64(s, what, file, line)?, what, file, line)
+}
+
 /// Seconds (non-negative) to whole milliseconds, rounded.
 pub(crate) fn secs_to_ms(s: f64) -> u64 {
     (s * 1000.0).round().max(0.0) as u64
@@ -111,6 +136,29 @@ mod tests {
     fn lines_skip_blanks_and_number_from_one() {
         let v: Vec<_> = Lines::new(Cursor::new("a\r\n\n  \nb"), "f").map(|r| r.unwrap()).collect();
         assert_eq!(v, vec![(1, "a".to_string()), (4, "b".to_string())]);
+    }
+
+    #[test]
+    fn a_line_longer_than_the_cap_is_refused() {
+        let long = "x".repeat(MAX_LINE_BYTES + 1);
+        let text = format!("a\n{}\nb\n", "y".repeat(MAX_LINE_BYTES));
+        let v: Vec<_> = Lines::new(Cursor::new(text), "f").map(|r| r.unwrap().0).collect();
+        assert_eq!(v, vec![1, 2, 3], "a line of exactly the cap is read");
+        let v: Vec<_> = Lines::new(Cursor::new(format!("a\n{long}\nb\n")), "f.tsv").collect();
+        assert_eq!(v.len(), 2, "reading stops at the long line");
+        let e = v[1].as_ref().unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("f.tsv", 2));
+        assert!(e.message.contains(&format!("longer than the limit of {MAX_LINE_BYTES} bytes")), "{e}");
+        let v: Vec<_> = Lines::new(Cursor::new(long), "f").collect();
+        assert!(v[0].is_err(), "also without a line ending");
+    }
+
+    #[test]
+    fn times_past_the_horizon_are_refused() {
+        assert_eq!(parse_secs("31536000", "t", "f", 1).unwrap(), 31_536_000.0);
+        let e = parse_secs("1e10", "arrival_s", "f.tr", 4).unwrap_err();
+        assert_eq!(e.line, 4);
+        assert!(e.message.starts_with("arrival_s: 10000000000 s is past the limit"), "{e}");
     }
 
     #[test]
