@@ -1509,6 +1509,12 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
   }
 
   @Override
+  public long getAmProgressRefusals() {
+    MapReduceProgress p = amProgress;
+    return p == null ? 0 : p.refusals();
+  }
+
+  @Override
   public String getSuspendMode() {
     return suspendMode;
   }

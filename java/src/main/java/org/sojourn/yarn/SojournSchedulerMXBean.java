@@ -30,6 +30,13 @@ public interface SojournSchedulerMXBean {
    */
   long getProgressReports();
 
+  /**
+   * AM reads and readings the progress poller refused: a tracking URL not on
+   * the AM's node, a redirect, answers over the byte budget or past the
+   * deadline, progress going back, a sort finish outside the container's life.
+   */
+  long getAmProgressRefusals();
+
   /** How suspend decisions are carried out: agent, kill or reject. */
   String getSuspendMode();
 
