@@ -636,10 +636,14 @@ final class MapReduceProgress {
       open = null;
     }
 
-    private synchronized void expire() {
-      expired = true;
-      if (open != null) {
-        open.disconnect(); // fails the blocked read at once
+    private void expire() {
+      HttpURLConnection c;
+      synchronized (this) {
+        expired = true;
+        c = open;
+      }
+      if (c != null) {
+        c.disconnect(); // fails the blocked read (outside the lock: disconnect may wait for a read)
       }
     }
 

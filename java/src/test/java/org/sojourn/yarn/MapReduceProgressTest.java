@@ -293,7 +293,10 @@ public class MapReduceProgressTest extends SojournTestBase {
     assertEquals(Collections.singletonMap(C2, 1700000006000L), sorted);
   }
 
-  /** A RUNNING MapReduce app (id n) whose AM registered {@code trackingUrl}, in a container YARN placed on {@code nodeHost}. */
+  /**
+   * A RUNNING MapReduce app (id n) whose AM registered {@code trackingUrl},
+   * in a container YARN placed on {@code nodeHost}.
+   */
   private static RMApp mapReduceApp(int n, String trackingUrl, String nodeHost) {
     RMApp app = mock(RMApp.class);
     when(app.getApplicationId()).thenReturn(ApplicationId.newInstance(1700000000000L, n));
@@ -382,7 +385,8 @@ public class MapReduceProgressTest extends SojournTestBase {
         MapReduceProgress.read(base, 2000);
         throw new AssertionError("a redirect was followed");
       } catch (MapReduceProgress.Refused e) {
-        assertTrue(e.getMessage(), e.getMessage().contains("302") && e.getMessage().contains(base + "/ws/v1/mapreduce/jobs"));
+        String why = e.getMessage();
+        assertTrue(why, why.contains("302") && why.contains(base + "/ws/v1/mapreduce/jobs"));
       }
       Map<String, Double> passed = new HashMap<>();
       MapReduceProgress p = new MapReduceProgress(null,
@@ -411,7 +415,8 @@ public class MapReduceProgressTest extends SojournTestBase {
           connections.incrementAndGet();
           Thread h = new Thread(() -> {
             try (Socket c = s) {
-              BufferedReader r = new BufferedReader(new InputStreamReader(c.getInputStream(), StandardCharsets.US_ASCII));
+              BufferedReader r =
+                  new BufferedReader(new InputStreamReader(c.getInputStream(), StandardCharsets.US_ASCII));
               for (String line; (line = r.readLine()) != null && !line.isEmpty(); ) {
                 // the request
               }
@@ -480,7 +485,8 @@ public class MapReduceProgressTest extends SojournTestBase {
       try {
         t0 = System.nanoTime();
         p.pollAll();
-        assertTrue("app 2's readings did not arrive while app 1's AM dripped", arrived.await(1000, TimeUnit.MILLISECONDS));
+        assertTrue("app 2's readings did not arrive while app 1's AM dripped",
+            arrived.await(1000, TimeUnit.MILLISECONDS));
         p.pollAll(); // app 1 is still being read: not queued again
         assertTrue(waitFor(() -> p.refusals() == 1, 5000));
         took = (System.nanoTime() - t0) / 1_000_000;

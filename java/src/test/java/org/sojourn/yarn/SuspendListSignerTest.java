@@ -60,7 +60,8 @@ public class SuspendListSignerTest extends SojournTestBase {
       SuspendListMac.verify(SECRET.getBytes(StandardCharsets.UTF_8), line);
       throw new AssertionError("an unsigned list verified");
     } catch (IOException e) {
-      assertTrue(e.getMessage(), e.getMessage().contains("unsigned") && e.getMessage().contains(SuspendListMac.SECRET_FILE));
+      String why = e.getMessage();
+      assertTrue(why, why.contains("unsigned") && why.contains(SuspendListMac.SECRET_FILE));
     }
     assertEquals("agent", scheduler().getSuspendMode());
   }

@@ -29,7 +29,8 @@ import org.junit.Test;
 public class RmSuspendListTest {
   private static final String Q =
       "/jmx?get=Hadoop:service=ResourceManager,name=SojournScheduler::SignedSuspendedContainers";
-  private static final byte[] SECRET = "0123456789abcdef0123456789abcdef-node-agent-test".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] SECRET =
+      "0123456789abcdef0123456789abcdef-node-agent-test".getBytes(StandardCharsets.UTF_8);
   private static final byte[] OTHER = "fedcba9876543210fedcba9876543210-someone-else".getBytes(StandardCharsets.UTF_8);
   private static final String A = "container_1_0001_01_000002";
   private static final String B = "container_1_0002_01_000003";
