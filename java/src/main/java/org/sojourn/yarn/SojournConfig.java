@@ -53,7 +53,7 @@ final class SojournConfig {
 
   private static final List<String> OWN = Collections.unmodifiableList(
       Protocol.list("policy", "seed", "preemption.grace-ms", "record.path", "tick-ms",
-          "suspend", "am-progress.interval-ms"));
+          "suspend", "suspend.secret-file", "am-progress.interval-ms"));
 
   final String policy;
   final Map<String, String> params;

@@ -177,6 +177,8 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
    * NodeManager agents read this set over JMX and pause their processes.
    */
   private final ConcurrentHashMap<ContainerId, RMContainer> suspended = new ConcurrentHashMap<>();
+  /** Signs the suspended list for the NodeManager agents (SignedSuspendedContainers). */
+  private volatile SuspendListSigner suspendSigner = new SuspendListSigner(null);
   /** suspend=kill: containers whose kill carries out a suspend (a resume before the kill cancels it). */
   private final Set<ContainerId> suspendKills = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean warnedRejectedSuspend = new AtomicBoolean();
@@ -234,6 +236,7 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     this.settings = s;
     this.activePolicy = s.policy;
     this.suspendMode = s.suspend;
+    this.suspendSigner = SuspendListSigner.fromConf(configuration, s.suspend);
     LOG.info("Sojourn scheduler: policy {} {}, queues {}, preemption grace {} ms, native library from {}",
         s.policy, s.params, queues.leafPaths(), s.graceMs, Native.loadedFrom());
     LOG.info(suspendModeLine(s.suspend, s.graceMs));
@@ -1838,6 +1841,12 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
   }
 
   @Override
+  public long getAmProgressRefusals() {
+    MapReduceProgress p = amProgress;
+    return p == null ? 0 : p.refusals();
+  }
+
+  @Override
   public String getSuspendMode() {
     return suspendMode;
   }
@@ -1852,6 +1861,12 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     }
     java.util.Collections.sort(ids);
     return ids.toArray(new String[0]);
+  }
+
+  /** What the NodeManagers' agents act on: the same list, signed (SuspendListSigner). */
+  @Override
+  public String getSignedSuspendedContainers() {
+    return suspendSigner.sign(getSuspendedContainers());
   }
 
   long rejectionCount() {

@@ -42,15 +42,28 @@ public interface SojournSchedulerMXBean {
    */
   long getProgressReports();
 
+  /**
+   * AM reads and readings the progress poller refused: a tracking URL not on
+   * the AM's node, a redirect, answers over the byte budget or past the
+   * deadline, progress going back, a sort finish outside the container's life.
+   */
+  long getAmProgressRefusals();
+
   /** How suspend decisions are carried out: agent, kill or reject. */
   String getSuspendMode();
 
   /**
    * The containers the core holds suspended (suspend=agent), as YARN
-   * container ids. NodeManagers running
-   * {@code org.sojourn.yarn.nm.SuspendingContainerExecutor} poll it at
-   * {@code /jmx?get=Hadoop:service=ResourceManager,name=SojournScheduler::SuspendedContainers}
-   * and pause the ones they run.
+   * container ids, for operators; the NodeManager agents read the signed
+   * form, {@link #getSignedSuspendedContainers()}.
    */
   String[] getSuspendedContainers();
+
+  /**
+   * {@link #getSuspendedContainers()} signed with the shared secret of
+   * {@code yarn.scheduler.sojourn.suspend.secret-file}, with a sequence number
+   * and time against replays ({@code org.sojourn.yarn.nm.SuspendListMac}):
+   * what the NodeManager agents read and verify.
+   */
+  String getSignedSuspendedContainers();
 }

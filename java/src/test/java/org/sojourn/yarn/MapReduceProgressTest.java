@@ -4,11 +4,18 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.when;
 
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -16,19 +23,30 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.security.PrivilegedExceptionAction;
+import javax.management.ObjectName;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.protocolrecords.RegisterApplicationMasterRequest;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerState;
+import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
 import org.junit.After;
 import org.junit.Test;
@@ -131,13 +149,23 @@ public class MapReduceProgressTest extends SojournTestBase {
   }
 
   @Test
-  public void theTrackingUrlBecomesABaseUrl() {
-    assertEquals("http://host:41234", MapReduceProgress.baseUrl("http://host:41234/"));
-    assertEquals("http://host:41234", MapReduceProgress.baseUrl("host:41234"));
-    assertEquals("https://host:41234", MapReduceProgress.baseUrl(" https://host:41234 "));
-    assertNull(MapReduceProgress.baseUrl("N/A"));
-    assertNull(MapReduceProgress.baseUrl(""));
-    assertNull(MapReduceProgress.baseUrl(null));
+  public void theAmIsReadOnlyOnTheNodeYarnPlacedItOnAtAFixedPath() {
+    // Scheme and port are the AM's; the host is the node's; path, query and user info are dropped.
+    assertEquals("http://node1:41234", MapReduceProgress.address("http://node1:41234/", "node1").base);
+    assertEquals("http://node1:41234", MapReduceProgress.address("node1:41234", "node1").base);
+    assertEquals("https://node1:41234",
+        MapReduceProgress.address(" https://NODE1:41234/steal?x=1#f ", "node1").base);
+    assertEquals("http://node1:41234", MapReduceProgress.address("http://eve@node1:41234/a", "node1").base);
+    // Another host (here the cloud metadata address) is refused, naming both.
+    String why = MapReduceProgress.address("http://169.254.169.254:80/latest/meta-data", "node1").refusal;
+    assertTrue(why, why.contains("169.254.169.254") && why.contains("node1"));
+    why = MapReduceProgress.address("http://node1.evil.example:80/", "node1").refusal;
+    assertTrue(why, why.contains("node1.evil.example"));
+    why = MapReduceProgress.address("file:///etc/passwd", "node1").refusal;
+    assertTrue(why, why.contains("file:///etc/passwd") && why.contains("http or https"));
+    why = MapReduceProgress.address("http://node1/", "node1").refusal;
+    assertTrue(why, why.contains("no port"));
+    assertNull(MapReduceProgress.address("http://node1:1/", "node1").refusal);
   }
 
   /** A fake AM: path to answer (read at each request); anything else is a 404. */
@@ -177,7 +205,7 @@ public class MapReduceProgressTest extends SojournTestBase {
   public void aMapReduceAmIsReadJobThenTasksThenTheAttemptsOfRunningTasks() throws Exception {
     String base = serve(fakeMapReduceAm(), 200);
     Map<String, Long> sorted = new HashMap<>();
-    Map<String, Double> got = MapReduceProgress.read(base, 2000, sorted);
+    Map<String, Double> got = MapReduceProgress.read(base, 2000, 10000, sorted);
     Map<String, Double> want = new HashMap<>();
     want.put(C1, 0.425);
     want.put(C2, 1.0);
@@ -259,10 +287,247 @@ public class MapReduceProgressTest extends SojournTestBase {
       passed.put(id.toString(), progress);
       sorted.put(id.toString(), sortFinished);
     }, 1000);
-    p.poll(org.apache.hadoop.yarn.api.records.ApplicationId.newInstance(1700000000000L, 1), base);
+    p.poll(ApplicationId.newInstance(1700000000000L, 1), base);
     assertEquals(Collections.singletonMap(C2, 1.0), passed);
     // The reduce's sort finish goes along with its progress.
     assertEquals(Collections.singletonMap(C2, 1700000006000L), sorted);
+  }
+
+  /**
+   * A RUNNING MapReduce app (id n) whose AM registered {@code trackingUrl},
+   * in a container YARN placed on {@code nodeHost}.
+   */
+  private static RMApp mapReduceApp(int n, String trackingUrl, String nodeHost) {
+    RMApp app = mock(RMApp.class);
+    when(app.getApplicationId()).thenReturn(ApplicationId.newInstance(1700000000000L, n));
+    when(app.getApplicationType()).thenReturn("MAPREDUCE");
+    RMAppAttempt attempt = mock(RMAppAttempt.class);
+    when(app.getCurrentAppAttempt()).thenReturn(attempt);
+    when(attempt.getAppAttemptState()).thenReturn(RMAppAttemptState.RUNNING);
+    when(attempt.getOriginalTrackingUrl()).thenReturn(trackingUrl);
+    Container master = mock(Container.class);
+    when(master.getNodeId()).thenReturn(NodeId.newInstance(nodeHost, 45454));
+    when(attempt.getMasterContainer()).thenReturn(master);
+    return app;
+  }
+
+  /** An RM context holding these apps, in the order of their ids. */
+  private static RMContext rmWith(RMApp... apps) {
+    ConcurrentMap<ApplicationId, RMApp> m = new ConcurrentSkipListMap<>();
+    for (RMApp a : apps) {
+      m.put(a.getApplicationId(), a);
+    }
+    RMContext ctx = mock(RMContext.class);
+    when(ctx.getRMApps()).thenReturn(m);
+    return ctx;
+  }
+
+  private static boolean waitFor(java.util.function.BooleanSupplier done, long ms) throws InterruptedException {
+    long end = System.currentTimeMillis() + ms;
+    while (!done.getAsBoolean() && System.currentTimeMillis() < end) {
+      Thread.sleep(10);
+    }
+    return done.getAsBoolean();
+  }
+
+  /**
+   * A tracking URL is the user's to write: one naming a host other than the
+   * AM's node (here the RM's own loopback, while the AM runs on node7) is
+   * never asked, and each refusal is counted. An AM on its node is read.
+   */
+  @Test(timeout = 20000)
+  public void aTrackingUrlNamingAnotherHostIsNeverAsked() throws Exception {
+    String base = serve(fakeMapReduceAm(), 200);
+    RMApp foreign = mapReduceApp(1, base + "/ws/v1/cluster/apps?state=RUNNING", "node7.example");
+    Map<String, Double> passed = new ConcurrentHashMap<>();
+    MapReduceProgress p = new MapReduceProgress(rmWith(foreign),
+        (id, progress, sorted) -> passed.put(id.toString(), progress), 60000, 2000, id -> -1);
+    try {
+      p.pollAll();
+      p.pollAll();
+      Thread.sleep(200);
+      assertEquals(2, p.refusals());
+      assertTrue("the RM asked a host the AM does not run on: " + requested, requested.isEmpty());
+      assertTrue(passed.isEmpty());
+    } finally {
+      p.stop();
+    }
+    // The same server as the AM's own node: read, on the pool.
+    MapReduceProgress q = new MapReduceProgress(rmWith(mapReduceApp(1, base + "/ignored", "127.0.0.1")),
+        (id, progress, sorted) -> passed.put(id.toString(), progress), 60000, 2000, id -> -1);
+    try {
+      q.pollAll();
+      assertTrue(waitFor(() -> passed.size() == 2, 5000));
+      assertEquals(0, q.refusals());
+      assertFalse(requested.toString(), requested.toString().contains("cluster"));
+    } finally {
+      q.stop();
+    }
+  }
+
+  /** A redirect could lead anywhere: refused and counted, its target never asked. */
+  @Test(timeout = 20000)
+  public void aRedirectIsRefusedNotFollowed() throws Exception {
+    List<String> targetRequests = Collections.synchronizedList(new ArrayList<>());
+    HttpServer target = fakeAm(fakeMapReduceAm(), 200, targetRequests);
+    String targetBase = "http://127.0.0.1:" + target.getAddress().getPort();
+    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext("/", ex -> {
+      requested.add(ex.getRequestURI().getPath());
+      ex.getResponseHeaders().add("Location", targetBase + ex.getRequestURI().getPath());
+      ex.sendResponseHeaders(302, -1);
+      ex.close();
+    });
+    server.start();
+    String base = "http://127.0.0.1:" + server.getAddress().getPort();
+    try {
+      try {
+        MapReduceProgress.read(base, 2000);
+        throw new AssertionError("a redirect was followed");
+      } catch (MapReduceProgress.Refused e) {
+        String why = e.getMessage();
+        assertTrue(why, why.contains("302") && why.contains(base + "/ws/v1/mapreduce/jobs"));
+      }
+      Map<String, Double> passed = new HashMap<>();
+      MapReduceProgress p = new MapReduceProgress(null,
+          (id, progress, sorted) -> passed.put(id.toString(), progress), 60000, 2000, id -> -1);
+      p.poll(ApplicationId.newInstance(1700000000000L, 1), base);
+      p.stop();
+      assertEquals(1, p.refusals());
+      assertTrue(passed.isEmpty());
+      assertTrue("the redirect's target was asked: " + targetRequests, targetRequests.isEmpty());
+    } finally {
+      target.stop(0);
+    }
+  }
+
+  /**
+   * A server that answers and then sends one byte every 200 ms (for up to
+   * 30 s): within any per-read timeout, so only a deadline ends it. With
+   * {@code headers}, the bytes are the response headers; else the body.
+   */
+  private static ServerSocket dripping(boolean headers, AtomicInteger connections) throws IOException {
+    ServerSocket ss = new ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"));
+    Thread t = new Thread(() -> {
+      while (!ss.isClosed()) {
+        try {
+          Socket s = ss.accept();
+          connections.incrementAndGet();
+          Thread h = new Thread(() -> {
+            try (Socket c = s) {
+              BufferedReader r =
+                  new BufferedReader(new InputStreamReader(c.getInputStream(), StandardCharsets.US_ASCII));
+              for (String line; (line = r.readLine()) != null && !line.isEmpty(); ) {
+                // the request
+              }
+              OutputStream o = c.getOutputStream();
+              o.write((headers ? "HTTP/1.1 200 OK\r\n" : "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{")
+                  .getBytes(StandardCharsets.US_ASCII));
+              for (int i = 0; i < 150; i++) {
+                o.write(headers ? 'X' : ' ');
+                o.flush();
+                Thread.sleep(200);
+              }
+            } catch (IOException | InterruptedException e) {
+              // the client hung up
+            }
+          });
+          h.setDaemon(true);
+          h.start();
+        } catch (IOException e) {
+          return;
+        }
+      }
+    });
+    t.setDaemon(true);
+    t.start();
+    return ss;
+  }
+
+  /** App 1's fake AM answers, rewritten as app n's (its job, tasks and containers). */
+  private static Map<String, String> fakeMapReduceAmOf(int n) {
+    Map<String, String> m = new HashMap<>();
+    String app = String.format("_1700000000000_%04d", n);
+    for (Map.Entry<String, String> e : fakeMapReduceAm().entrySet()) {
+      m.put(e.getKey().replace("_1700000000000_0001", app), e.getValue().replace("_1700000000000_0001", app));
+    }
+    return m;
+  }
+
+  /**
+   * An AM that sends a byte every 200 ms is cut off at its deadline (the
+   * per-read timeout never fires), and it delays no other AM: in the same
+   * round, another AM's readings arrive at once.
+   */
+  @Test(timeout = 30000)
+  public void aDrippingAmIsCutOffAtItsDeadlineWhileAnotherAmsProgressArrives() throws Exception {
+    AtomicInteger dripConnections = new AtomicInteger();
+    try (ServerSocket body = dripping(false, dripConnections);
+         ServerSocket headers = dripping(true, dripConnections)) {
+      String bodyBase = "http://127.0.0.1:" + body.getLocalPort();
+      long t0 = System.nanoTime();
+      try {
+        MapReduceProgress.read(bodyBase, 2000, 1000, new HashMap<>());
+        throw new AssertionError("a dripping AM was read to the end");
+      } catch (MapReduceProgress.Refused e) {
+        assertTrue(e.getMessage(), e.getMessage().contains("1000 ms deadline") && e.getMessage().contains(bodyBase));
+      }
+      long took = (System.nanoTime() - t0) / 1_000_000;
+      assertTrue("cut off after " + took + " ms", took >= 900 && took < 2000);
+
+      // App 1's AM drips its headers; app 2's answers. App 1 is queued first.
+      String good = serve(fakeMapReduceAmOf(2), 200);
+      RMApp slow = mapReduceApp(1, "http://127.0.0.1:" + headers.getLocalPort(), "127.0.0.1");
+      RMApp fast = mapReduceApp(2, good, "127.0.0.1");
+      CountDownLatch arrived = new CountDownLatch(2);
+      MapReduceProgress p = new MapReduceProgress(rmWith(slow, fast),
+          (id, progress, sorted) -> arrived.countDown(), 60000, 1500, id -> -1);
+      try {
+        t0 = System.nanoTime();
+        p.pollAll();
+        assertTrue("app 2's readings did not arrive while app 1's AM dripped",
+            arrived.await(1000, TimeUnit.MILLISECONDS));
+        p.pollAll(); // app 1 is still being read: not queued again
+        assertTrue(waitFor(() -> p.refusals() == 1, 5000));
+        took = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue("app 1 cut off after " + took + " ms", took >= 1400 && took < 3000);
+        assertEquals("connections to the dripping AMs", 2, dripConnections.get());
+      } finally {
+        p.stop();
+      }
+    }
+  }
+
+  /**
+   * Readings are checked against what the RM knows: progress never goes
+   * back, and a reduce cannot have finished its sort before the RM allocated
+   * its container.
+   */
+  @Test(timeout = 20000)
+  public void progressGoingBackOrASortBeforeTheContainerExistedIsRefused() throws Exception {
+    Map<String, String> am = new ConcurrentHashMap<>(fakeMapReduceAm());
+    String base = serve(am, 200);
+    Map<String, Double> passed = new ConcurrentHashMap<>();
+    // C2's reduce says it sorted at ...06000; the RM allocated C2 at ...20000, beyond the clock slack.
+    MapReduceProgress p = new MapReduceProgress(null,
+        (id, progress, sorted) -> passed.put(id.toString(), progress), 60000, 5000,
+        id -> id.toString().equals(C2) ? 1700000020000L : 1700000000000L);
+    ApplicationId app = ApplicationId.newInstance(1700000000000L, 1);
+    p.poll(app, base);
+    assertEquals(Collections.singletonMap(C1, 0.425), passed);
+    assertEquals(1, p.refusals());
+
+    String path = "/ws/v1/mapreduce/jobs/" + JOB + "/tasks/task_1700000000000_0001_m_000000/attempts";
+    am.put(path, MAP_ATTEMPTS.replace("42.5", "30.0"));
+    passed.clear();
+    p.poll(app, base);
+    assertTrue("a lower progress was passed on: " + passed, passed.isEmpty());
+    assertEquals(3, p.refusals()); // C1 went back, C2 still sorted too early
+
+    am.put(path, MAP_ATTEMPTS.replace("42.5", "55.0"));
+    p.poll(app, base);
+    assertEquals(Collections.singletonMap(C1, 0.55), passed);
+    p.stop();
   }
 
   /** Registers an attempt as its AM would, with the tracking URL MRAppMaster gives (its web app). */
@@ -289,6 +554,38 @@ public class MapReduceProgressTest extends SojournTestBase {
       Thread.sleep(20);
     }
     return scheduler().getProgressReports();
+  }
+
+  /**
+   * In the RM: a MapReduce AM that registers a tracking URL naming another
+   * host than its node is never asked; the refusals show on the MXBean
+   * ({@code AmProgressRefusals}, read over JMX).
+   */
+  @Test(timeout = 60000)
+  public void aForeignTrackingUrlIsRefusedAndCountedOnTheMXBean() throws Exception {
+    YarnConfiguration conf = conf();
+    conf.setLong(SojournConfig.AM_PROGRESS_MS, 50);
+    start(conf);
+    MockNM nm = rm.registerNode("127.0.0.1:1234", 8 * GB, 8);
+    RMApp mr = submitTyped("MAPREDUCE", "mallory");
+    MockAM am = MockRM.launchAM(mr, rm, nm);
+    HttpServer elsewhere = fakeAm(fakeMapReduceAm(), 200, requested);
+    try {
+      // The AM runs on 127.0.0.1, and names localhost (where the RM's own services may listen).
+      register(am.getApplicationAttemptId(), "http://localhost:" + elsewhere.getAddress().getPort() + "/x");
+      ObjectName bean = new ObjectName("Hadoop:service=ResourceManager,name=SojournScheduler");
+      assertTrue(waitFor(() -> {
+        try {
+          return (Long) ManagementFactory.getPlatformMBeanServer().getAttribute(bean, "AmProgressRefusals") >= 2;
+        } catch (Exception e) {
+          throw new AssertionError(e);
+        }
+      }, 10000));
+      assertTrue("a foreign host was asked: " + requested, requested.isEmpty());
+      assertEquals(0, scheduler().getProgressReports());
+    } finally {
+      elsewhere.stop(0);
+    }
   }
 
   /**

@@ -2,6 +2,7 @@ package org.sojourn.yarn.nm;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
@@ -17,25 +18,61 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 
 /**
  * The NodeManager's view of the ResourceManager's suspended containers: the
- * attribute {@code SuspendedContainers} of the MXBean
+ * attribute {@code SignedSuspendedContainers} of the MXBean
  * {@code Hadoop:service=ResourceManager,name=SojournScheduler}, read from the
- * RM's JMX servlet ({@code /jmx?get=<bean>::SuspendedContainers}), which
- * every Hadoop daemon's HTTP server has. Plain HTTP and JSON: no Hadoop
- * patch, no new RPC. Free of NodeManager classes, so it is tested alone.
+ * RM's JMX servlet ({@code /jmx?get=<bean>::SignedSuspendedContainers}), which
+ * every Hadoop daemon's HTTP server has. No Hadoop patch, no new RPC.
+ *
+ * <p>The servlet is unauthenticated (and plain HTTP unless YARN's http policy
+ * says HTTPS), so the list is signed by the RM with a shared secret, with a
+ * sequence number and time ({@link SuspendListMac}); a list that is unsigned,
+ * badly signed, not newer than the last one accepted, or off the clock by over
+ * {@value SuspendListMac#MAX_AGE_MS} ms is refused, and so is an answer over
+ * {@value #MAX_ANSWER_BYTES} bytes or a redirect. Free of NodeManager classes,
+ * so it is tested alone.
  */
 public final class RmSuspendList {
   /** Comma-separated RM web addresses (host:port or a URL); default: the RM's (all of them with HA). */
   public static final String RM_WEB = "yarn.nodemanager.sojourn.suspend.rm-webapp-address";
   static final String BEAN = "Hadoop:service=ResourceManager,name=SojournScheduler";
-  static final String ATTRIBUTE = "SuspendedContainers";
+  static final String ATTRIBUTE = "SignedSuspendedContainers";
+  /** The answer is one bean with one line: 1 MiB holds ~25,000 container ids. */
+  static final int MAX_ANSWER_BYTES = 1 << 20;
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final List<String> urls;
   private final int timeoutMs;
+  private final byte[] secret;
+  /** The SEQ of the last list accepted: a list must be newer. */
+  private long lastSeq = Long.MIN_VALUE;
 
-  public RmSuspendList(Configuration conf, int timeoutMs) {
+  /** What one poll found. */
+  public static final class Poll {
+    /** The verified list; null: nothing usable, keep the current state. */
+    public final Set<String> containers;
+    /** Per RM asked, why its answer was not used. */
+    public final List<String> problems;
+    /** Some RM answered, but its list was refused (not merely unreachable). */
+    public final boolean refused;
+
+    Poll(Set<String> containers, List<String> problems, boolean refused) {
+      this.containers = containers;
+      this.problems = problems;
+      this.refused = refused;
+    }
+  }
+
+  /** A list an RM served that is refused: its problem is the list, not the network. */
+  static final class Refused extends IOException {
+    Refused(String message) {
+      super(message);
+    }
+  }
+
+  public RmSuspendList(Configuration conf, int timeoutMs, byte[] secret) {
     this.urls = urls(conf);
     this.timeoutMs = timeoutMs;
+    this.secret = secret.clone();
   }
 
   public List<String> urls() {
@@ -82,43 +119,71 @@ public final class RmSuspendList {
   }
 
   /**
-   * The suspended containers, from the first RM that serves the bean; an
-   * empty set when RMs answer but none serves it (not Sojourn, or standby
-   * only); null when no RM answered (keep the current state).
-   *
-   * @param errors receives one line per RM that could not be read
+   * The suspended containers, from the first RM that serves a list signed
+   * with the secret and newer than the last one accepted; otherwise no list
+   * (keep the current state), with each RM's problem.
    */
-  public Set<String> fetch(List<String> errors) {
-    boolean answered = false;
+  public synchronized Poll poll() {
+    List<String> problems = new ArrayList<>();
+    boolean refused = false;
     for (String u : urls) {
       try {
-        Set<String> ids = parse(get(u));
-        answered = true;
-        if (ids != null) {
-          return ids;
-        }
+        SuspendListMac.Signed list = check(parse(get(u)), System.currentTimeMillis());
+        lastSeq = list.seq;
+        return new Poll(new TreeSet<>(list.containers), problems, false);
+      } catch (Refused e) {
+        refused = true;
+        problems.add(u + ": refused: " + e.getMessage());
       } catch (IOException | RuntimeException e) {
-        errors.add(u + ": " + e);
+        problems.add(u + ": " + e);
       }
     }
-    return answered ? new TreeSet<>() : null;
+    return new Poll(null, problems, refused);
+  }
+
+  /** The signed line's list, if its MAC, SEQ and AT pass. */
+  private SuspendListMac.Signed check(String line, long nowMs) throws Refused {
+    SuspendListMac.Signed list;
+    try {
+      list = SuspendListMac.verify(secret, line);
+    } catch (IOException e) {
+      throw new Refused(e.getMessage());
+    }
+    if (list.seq <= lastSeq) {
+      throw new Refused("a replayed list: sequence " + list.seq + " is not above " + lastSeq
+          + ", the last one accepted");
+    }
+    if (Math.abs(nowMs - list.atMs) > SuspendListMac.MAX_AGE_MS) {
+      throw new Refused("the list was signed at " + list.atMs + " (epoch ms), over "
+          + SuspendListMac.MAX_AGE_MS + " ms from this node's clock (" + nowMs
+          + "): a replay, or clocks that disagree");
+    }
+    return list;
   }
 
   private String get(String u) throws IOException {
     HttpURLConnection c = (HttpURLConnection) new URL(u).openConnection();
     c.setConnectTimeout(timeoutMs);
     c.setReadTimeout(timeoutMs);
-    c.setInstanceFollowRedirects(true);
+    // Every RM (HA) is asked directly: a redirect is not needed, and could lead anywhere.
+    c.setInstanceFollowRedirects(false);
     try {
       int code = c.getResponseCode();
       if (code != 200) {
         throw new IOException("HTTP " + code);
       }
+      if (c.getContentLengthLong() > MAX_ANSWER_BYTES) {
+        throw new Refused("the answer declares " + c.getContentLengthLong() + " bytes, over "
+            + MAX_ANSWER_BYTES);
+      }
       try (InputStream in = c.getInputStream()) {
-        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
         byte[] buf = new byte[8192];
         for (int n; (n = in.read(buf)) > 0; ) {
           b.write(buf, 0, n);
+          if (b.size() > MAX_ANSWER_BYTES) {
+            throw new Refused("the answer is over " + MAX_ANSWER_BYTES + " bytes");
+          }
         }
         return b.toString("UTF-8");
       }
@@ -128,24 +193,24 @@ public final class RmSuspendList {
   }
 
   /**
-   * The container ids in a JMX servlet answer, or null when the answer has
-   * no Sojourn bean ({@code {"beans":[]}}: another scheduler, or a standby RM).
+   * The signed line in a JMX servlet answer.
+   *
+   * @throws Refused the answer is JMX, but has no signed list (an RM of an
+   *     older Sojourn, another scheduler, or something else answering)
+   * @throws IOException not a JMX servlet answer
    */
-  static Set<String> parse(String json) throws IOException {
+  static String parse(String json) throws IOException {
     JsonNode beans = JSON.readTree(json).path("beans");
     if (!beans.isArray()) {
-      throw new IOException("not a JMX servlet answer: " + (json.length() > 200 ? json.substring(0, 200) : json));
+      throw new IOException("not a JMX servlet answer: " + SuspendListMac.clip(json));
     }
     for (JsonNode b : beans) {
-      JsonNode ids = b.get(ATTRIBUTE);
-      if (ids != null && ids.isArray()) {
-        Set<String> out = new TreeSet<>();
-        for (JsonNode id : ids) {
-          out.add(id.asText());
-        }
-        return out;
+      JsonNode line = b.get(ATTRIBUTE);
+      if (line != null && line.isTextual()) {
+        return line.asText();
       }
     }
-    return null;
+    throw new Refused("no " + ATTRIBUTE + " in the answer (not Sojourn's RM, an older one, or a "
+        + "standby): nothing is signed, so nothing changes");
   }
 }

@@ -1,10 +1,12 @@
 package org.sojourn.yarn.nm;
 
+import java.io.File;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.util.Shell;
@@ -34,10 +36,14 @@ import org.slf4j.LoggerFactory;
  *   uses no CPU; SIGCONT continues it where it stopped.</li>
  *   <li><b>Channel.</b> A daemon thread reads the ResourceManager's list of
  *   suspended containers every {@code yarn.nodemanager.sojourn.suspend.poll-ms}
- *   (500 ms) from its JMX servlet (see {@link RmSuspendList}). A RUNNING
+ *   (500 ms) from its JMX servlet (see {@link RmSuspendList}), signed by the RM
+ *   with the shared secret of {@value SuspendListMac#SECRET_FILE}. A RUNNING
  *   container of this node that is listed is stopped; one it stopped that is
- *   no longer listed is continued. When no RM answers, nothing changes
- *   (logged at WARN once until it answers again).</li>
+ *   no longer listed is continued, if its process group is still its own
+ *   ({@link ContainerPauser}). When no RM answers, or the list is refused
+ *   (unsigned, badly signed, replayed, oversized), nothing changes (logged
+ *   once until a good list arrives). Without a usable secret the agent does
+ *   not start: one ERROR at start-up names the key or the file.</li>
  * </ul>
  *
  * <p>Why the agent signals the processes itself instead of sending the
@@ -63,8 +69,10 @@ public class SuspendingContainerExecutor extends DefaultContainerExecutor {
   private volatile Context nmContext;
   private volatile Thread agent;
   private volatile boolean running;
-  /** Containers the agent stopped (by id), with the pid of their process group. */
-  private final ConcurrentHashMap<ContainerId, String> pausedByUs = new ConcurrentHashMap<>();
+  /** The containers the agent stopped, and the check that a signal still reaches the right group. */
+  private final ContainerPauser pauser = new ContainerPauser(new File("/proc"), SuspendingContainerExecutor::kill);
+  /** The last poll's outcome, so each change is logged once: null (a good list), "down" or "refused". */
+  private String trouble;
 
   @Override
   public void init(Context context) throws IOException {
@@ -79,15 +87,34 @@ public class SuspendingContainerExecutor extends DefaultContainerExecutor {
       return;
     }
     Configuration conf = getConf();
+    byte[] secret;
+    try {
+      secret = SuspendListMac.readSecret(conf);
+    } catch (IOException e) {
+      LOG.error("sojourn: suspend agent not started: {}. Containers the ResourceManager suspends on this node "
+          + "keep running", e.getMessage());
+      return;
+    }
+    if (secret == null) {
+      LOG.error("sojourn: suspend agent not started: {} is not set. The agent acts only on lists the "
+          + "ResourceManager signs with that shared secret (java/README-shim.md, \"Suspend and resume\"); "
+          + "containers the ResourceManager suspends on this node keep running", SuspendListMac.SECRET_FILE);
+      return;
+    }
     final long pollMs = Math.max(10, conf.getLong(POLL_MS, DEFAULT_POLL_MS));
-    final RmSuspendList rm = new RmSuspendList(conf, (int) Math.max(1000, Math.min(5000, 2 * pollMs)));
+    final RmSuspendList rm = new RmSuspendList(conf, (int) Math.max(1000, Math.min(5000, 2 * pollMs)), secret);
     running = true;
     Thread t = new Thread(() -> loop(rm, pollMs), "SojournSuspendAgent");
     t.setDaemon(true);
     agent = t;
     t.start();
-    LOG.info("sojourn: suspend agent started: polls {} every {} ms; pauses with SIGSTOP to the "
-        + "container's process group", rm.urls(), pollMs);
+    LOG.info("sojourn: suspend agent started: polls {} every {} ms, acts on lists signed with the secret of {}; "
+        + "pauses with SIGSTOP to the container's process group", rm.urls(), pollMs, SuspendListMac.SECRET_FILE);
+  }
+
+  /** Whether the agent polls the RM (false without a usable secret). */
+  public boolean agentRunning() {
+    return agent != null;
   }
 
   @Override
@@ -109,24 +136,9 @@ public class SuspendingContainerExecutor extends DefaultContainerExecutor {
   // ---- the channel: poll the RM, reconcile ------------------------------------------
 
   private void loop(RmSuspendList rm, long pollMs) {
-    boolean rmDown = false;
     while (running) {
       try {
-        List<String> errors = new ArrayList<>();
-        Set<String> listed = rm.fetch(errors);
-        if (listed == null) {
-          if (!rmDown) {
-            rmDown = true;
-            LOG.warn("sojourn: suspend agent cannot read the ResourceManager's suspended containers "
-                + "({}); paused containers stay paused until it answers", errors);
-          }
-        } else {
-          if (rmDown) {
-            rmDown = false;
-            LOG.info("sojourn: suspend agent reads the ResourceManager again");
-          }
-          reconcile(listed);
-        }
+        round(rm);
       } catch (RuntimeException e) {
         LOG.warn("sojourn: suspend agent round failed", e);
       }
@@ -138,47 +150,52 @@ public class SuspendingContainerExecutor extends DefaultContainerExecutor {
     }
   }
 
+  /** One poll: a good list is acted on; otherwise nothing is stopped or continued. */
+  void round(RmSuspendList rm) {
+    RmSuspendList.Poll p = rm.poll();
+    if (p.containers == null) {
+      String now = p.refused ? "refused" : "down";
+      if (!now.equals(trouble)) {
+        trouble = now;
+        if (p.refused) {
+          LOG.error("sojourn: suspend agent refuses the ResourceManager's list ({}); nothing is stopped or "
+              + "continued until a list signed with the secret of {} arrives", p.problems, SuspendListMac.SECRET_FILE);
+        } else {
+          LOG.warn("sojourn: suspend agent cannot read the ResourceManager's suspended containers "
+              + "({}); paused containers stay paused until it answers", p.problems);
+        }
+      }
+      return;
+    }
+    if (trouble != null) {
+      trouble = null;
+      LOG.info("sojourn: suspend agent reads a signed list from the ResourceManager again");
+    }
+    reconcile(p.containers);
+  }
+
   /** Stops the listed containers this node runs, continues those it stopped that are not listed. */
   void reconcile(Set<String> listed) {
     Context ctx = nmContext;
     if (ctx == null) {
       return;
     }
+    List<ContainerPauser.View> views = new ArrayList<>();
     for (Container c : ctx.getContainers().values()) {
       ContainerId id = c.getContainerId();
-      boolean want = listed.contains(id.toString());
-      String stoppedPid = pausedByUs.get(id);
-      if (want && c.getContainerState() == ContainerState.RUNNING) {
-        String pid = getProcessId(id);
-        if (pid == null || pid.equals(stoppedPid)) {
-          continue; // no pid yet (next round), or already stopped
-        }
-        try {
-          kill("STOP", pid);
-          pausedByUs.put(id, pid);
-          LOG.info("sojourn: paused {} (SIGSTOP to process group {}): the ResourceManager holds it "
-              + "suspended", id, pid);
-        } catch (IOException e) {
-          LOG.warn("sojourn: SIGSTOP to {} (pid {}) failed; retried next round: {}", id, pid, e.toString());
-        }
-      } else if (!want && stoppedPid != null) {
-        try {
-          kill("CONT", stoppedPid);
-          LOG.info("sojourn: resumed {} (SIGCONT to process group {}): the ResourceManager resumed it",
-              id, stoppedPid);
-        } catch (IOException e) {
-          LOG.info("sojourn: SIGCONT to {} (pid {}) failed, it has ended: {}", id, stoppedPid, e.toString());
-        }
-        pausedByUs.remove(id);
-      }
+      views.add(new ContainerPauser.View(id.toString(), c.getContainerState() == ContainerState.RUNNING,
+          getProcessId(id)));
     }
-    // Forget containers the NodeManager no longer has.
-    pausedByUs.keySet().retainAll(ctx.getContainers().keySet());
+    pauser.reconcile(listed, views);
   }
 
   /** The containers the agent holds stopped (for tests and logs). */
   public Set<ContainerId> pausedContainers() {
-    return java.util.Collections.unmodifiableSet(pausedByUs.keySet());
+    Set<ContainerId> out = new HashSet<>();
+    for (String id : pauser.paused()) {
+      out.add(ContainerId.fromString(id));
+    }
+    return Collections.unmodifiableSet(out);
   }
 
   // ---- the mechanism: signals to the process group --------------------------------------
@@ -204,8 +221,9 @@ public class SuspendingContainerExecutor extends DefaultContainerExecutor {
     boolean ok = super.signalContainer(ctx);
     Container c = ctx.getContainer();
     if (c != null && ctx.getPid() != null && ctx.getSignal() != Signal.NULL
-        && (pausedByUs.containsKey(c.getContainerId()) || c.getContainerState() == ContainerState.PAUSED)) {
-      pausedByUs.remove(c.getContainerId());
+        && (pauser.isPaused(c.getContainerId().toString()) || c.getContainerState() == ContainerState.PAUSED)) {
+      // The NodeManager just signalled this pid itself, so it is still the container's.
+      pauser.forget(c.getContainerId().toString());
       try {
         kill("CONT", ctx.getPid());
       } catch (IOException e) {
@@ -218,9 +236,6 @@ public class SuspendingContainerExecutor extends DefaultContainerExecutor {
   private void signalGroup(Container container, String signal) {
     ContainerId id = container.getContainerId();
     String pid = getProcessId(id);
-    if (pid == null) {
-      pid = pausedByUs.get(id);
-    }
     if (pid == null) {
       throw new IllegalStateException("sojourn: no pid for " + id + ": cannot send SIG" + signal);
     }

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.PrivilegedExceptionAction;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -41,6 +42,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
 import org.junit.Test;
 import org.sojourn.yarn.SojournScheduler;
+import org.sojourn.yarn.nm.SuspendListMac;
 import org.sojourn.yarn.nm.SuspendingContainerExecutor;
 
 /**
@@ -48,7 +50,8 @@ import org.sojourn.yarn.nm.SuspendingContainerExecutor;
  *
  * <p>A MiniYARNCluster: the RM runs Sojourn with hfsp (preemption=suspend) and
  * {@code yarn.scheduler.sojourn.suspend=agent}; its one NodeManager (2 GB, 2
- * vcores) runs {@link SuspendingContainerExecutor}. App 1 (an unmanaged AM,
+ * vcores) runs {@link SuspendingContainerExecutor}, which acts on the RM's
+ * list signed with a shared secret file. App 1 (an unmanaged AM,
  * this test) runs two containers, each a shell loop that appends 1, 2, ... N
  * to a file every 100 ms and exits 0. App 2, smaller, asks for one container:
  * hfsp suspends app 1's youngest task for it (no vcore is free; memory is).
@@ -219,6 +222,12 @@ public class SuspendResumeMiniClusterTest {
     conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 200);
     conf.set(YarnConfiguration.NM_CONTAINER_EXECUTOR, SuspendingContainerExecutor.class.getName());
     conf.setLong(SuspendingContainerExecutor.POLL_MS, 200);
+    // The shared secret the RM signs the list with and the agent checks it with
+    // (one file here: the RM and the NodeManager share the machine).
+    File secret = new File(workDir("secret"), "suspend.secret");
+    Files.write(secret.toPath(), "0123456789abcdef0123456789abcdef-minicluster".getBytes(StandardCharsets.US_ASCII));
+    Files.setPosixFilePermissions(secret.toPath(), PosixFilePermissions.fromString("rw-------"));
+    conf.set(SuspendListMac.SECRET_FILE, secret.getPath());
     // Fixed RM ports, so the NodeManager's agent knows the RM's web address
     // before the RM starts (MiniYARNCluster's ephemeral ports are bound later).
     conf.setBoolean(YarnConfiguration.YARN_MINICLUSTER_FIXED_PORTS, true);
