@@ -43,3 +43,36 @@ fn ids_near_u32_max_work_without_a_giant_allocation() {
     assert_eq!(c.node_count(), 1);
     assert_eq!(c.allocated(), Resources::ZERO);
 }
+
+/// A node that declares an absurd size cannot make one scheduling pass
+/// allocate without bound: it holds at most MAX_CONTAINERS_PER_NODE.
+#[test]
+fn a_huge_node_holds_a_bounded_number_of_containers() {
+    use sojourn_core::cluster::MAX_CONTAINERS_PER_NODE;
+    let mut c = Cluster::new(None);
+    let spec = NodeSpec {
+        node: NodeId(1),
+        name: "huge".into(),
+        rack: "/r".into(),
+        labels: vec![],
+        capacity: Resources::new(u64::MAX, u32::MAX),
+    };
+    c.add_node(spec).expect("node");
+    let app = AppSpec {
+        app: AppId(1),
+        name: String::new(),
+        queue: "q".into(),
+        user: "u".into(),
+        priority: 0,
+        deadline: None,
+        value: None,
+    };
+    c.add_app(app, Time(0)).expect("app");
+    c.update_asks(AppId(1), vec![Ask::new(Priority::MAP, Resources::new(1, 1), u32::MAX, Phase::Map)]).expect("ask");
+    let mut placed = 0;
+    while c.allocate(AppId(1), Priority::MAP, NodeId(1), Time(0)).is_ok() {
+        placed += 1;
+    }
+    assert_eq!(placed, MAX_CONTAINERS_PER_NODE);
+    assert_eq!(c.nodes_with_space().count(), 0, "a full node is not offered again");
+}

@@ -278,6 +278,12 @@ impl Session {
         self.core.poll_timeout()
     }
 
+    /// The mirror's own invariants (each node's books equal its containers'
+    /// holdings and fit its capacity), for tests and fuzzing.
+    pub fn check_invariants(&self) -> std::result::Result<(), sojourn_core::CoreError> {
+        self.core.cluster().check_invariants()
+    }
+
     /// A snapshot for operators: the policy's own view, the mirror's totals
     /// and the core's counters.
     pub fn describe(&self) -> serde_json::Value {

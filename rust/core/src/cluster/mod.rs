@@ -28,6 +28,12 @@ pub enum Refusal {
     Locality,
 }
 
+/// The most containers one node holds, whatever its size: far above what a
+/// NodeManager runs, and a bound on what one scheduling pass can allocate
+/// (a node that declares 2^64 MB and an ask for 2^32 tiny containers would
+/// otherwise take every byte the RM has in one call).
+pub const MAX_CONTAINERS_PER_NODE: usize = 1 << 16;
+
 /// Index of a rack in [`Cluster::racks`].
 pub type RackId = u32;
 
@@ -356,7 +362,7 @@ impl Cluster {
         let a = self.app(app).ok_or(Refusal::UnknownApp)?;
         let n = self.node(node).ok_or(Refusal::UnknownNode)?;
         let ask = a.asks.get(&priority).filter(|s| s.outstanding > 0).ok_or(Refusal::NoAsk)?;
-        if !ask.ask.capability.fits_in(&n.available()) {
+        if !ask.ask.capability.fits_in(&n.available()) || n.containers.len() >= MAX_CONTAINERS_PER_NODE {
             return Err(Refusal::DoesNotFit);
         }
         if let Some((holder, _, _)) = n.reservation {
@@ -879,7 +885,7 @@ impl Cluster {
     fn refresh_space(&mut self, node: NodeId) {
         let has = self.node(node).is_some_and(|n| {
             let a = n.available();
-            a.memory_mb > 0 && a.vcores > 0
+            a.memory_mb > 0 && a.vcores > 0 && n.containers.len() < MAX_CONTAINERS_PER_NODE
         });
         self.nodes_with_space.set(node, has);
     }

@@ -58,7 +58,7 @@ impl Cluster {
             consumed: Vec::new(),
         };
         let held = c.held();
-        if !held.fits_in(&node.available()) {
+        if !held.fits_in(&node.available()) || node.containers.len() >= super::MAX_CONTAINERS_PER_NODE {
             return Err(CoreError::BadEvent(format!(
                 "recovered {id} ({held}) does not fit on {} ({} free)",
                 r.node,

@@ -29,6 +29,9 @@ final class SojournConfig {
   static final long DEFAULT_GRACE_MS = 15000;
   /** Flight recorder: append every event the core receives to this file (JSON lines). */
   static final String RECORD = PREFIX + "record.path";
+  /** The recorder's events file rotates past this many MiB (0: never): at most about twice this on disk. */
+  static final String RECORD_MAX_MB = PREFIX + "record.max-mb";
+  static final long DEFAULT_RECORD_MAX_MB = 1024;
   /** Period of the timer thread that fires policy wake-ups and preemption kills. */
   static final String TICK_MS = PREFIX + "tick-ms";
   static final long DEFAULT_TICK_MS = 100;
@@ -52,7 +55,7 @@ final class SojournConfig {
   static final String QUEUE = PREFIX + "queue.";
 
   private static final List<String> OWN = Collections.unmodifiableList(
-      Protocol.list("policy", "seed", "preemption.grace-ms", "record.path", "tick-ms",
+      Protocol.list("policy", "seed", "preemption.grace-ms", "record.path", "record.max-mb", "tick-ms",
           "suspend", "suspend.secret-file", "am-progress.interval-ms"));
 
   final String policy;
@@ -60,6 +63,8 @@ final class SojournConfig {
   final long seed;
   final long graceMs;
   final String recordPath;
+  /** See {@link #RECORD_MAX_MB}. */
+  final long recordMaxMb;
   final long tickMs;
   /** agent, kill or reject: see {@link #SUSPEND}. */
   final String suspend;
@@ -68,12 +73,14 @@ final class SojournConfig {
   final QueueTree.Spec queues;
 
   private SojournConfig(String policy, Map<String, String> params, long seed, long graceMs,
-      String recordPath, long tickMs, String suspend, long amProgressMs, QueueTree.Spec queues) {
+      String recordPath, long recordMaxMb, long tickMs, String suspend, long amProgressMs,
+      QueueTree.Spec queues) {
     this.policy = policy;
     this.params = params;
     this.seed = seed;
     this.graceMs = graceMs;
     this.recordPath = recordPath;
+    this.recordMaxMb = recordMaxMb;
     this.tickMs = tickMs;
     this.suspend = suspend;
     this.amProgressMs = amProgressMs;
@@ -132,14 +139,15 @@ final class SojournConfig {
     long grace = longAtLeast(conf, GRACE_MS, DEFAULT_GRACE_MS, 0);
     long tick = longAtLeast(conf, TICK_MS, DEFAULT_TICK_MS, 1);
     String record = conf.getTrimmed(RECORD, "");
+    long recordMaxMb = longAtLeast(conf, RECORD_MAX_MB, DEFAULT_RECORD_MAX_MB, 0);
     String suspend = conf.getTrimmed(SUSPEND, DEFAULT_SUSPEND);
     if (!SUSPEND_MODES.contains(suspend)) {
       throw new IllegalArgumentException("sojourn: " + SUSPEND + "='" + suspend
           + "' is not one of " + String.join(", ", SUSPEND_MODES));
     }
     long amProgress = longAtLeast(conf, AM_PROGRESS_MS, DEFAULT_AM_PROGRESS_MS, 0);
-    return new SojournConfig(policy, params, seed, grace, record.isEmpty() ? null : record, tick,
-        suspend, amProgress, QueueTree.Spec.read(conf));
+    return new SojournConfig(policy, params, seed, grace, record.isEmpty() ? null : record, recordMaxMb,
+        tick, suspend, amProgress, QueueTree.Spec.read(conf));
   }
 
   private static long longAtLeast(Configuration conf, String key, long dflt, long min) {

@@ -281,6 +281,7 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     o.set("max_allocation", Protocol.resources(getMaximumResourceCapability()));
     if (recordPath != null) {
       o.put("record", recordPath);
+      o.put("record_max_mb", s.recordMaxMb);
     }
     try {
       return Native.open(s.policy, s.params, o.toString(), Protocol.nativeLogLevel());

@@ -192,12 +192,13 @@ public class ReliabilityTest extends SojournTestBase {
     rm1.stop();
     nm.setResourceTrackerService(rm.getResourceTrackerService());
     nm.registerNode(running, null);
-    rm.waitForState(app.getApplicationId(), org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState.RUNNING);
+    rm.waitForState(am.getApplicationAttemptId(), RMAppAttemptState.LAUNCHED);
     rm.drainEvents();
     assertEquals(policy, 3, scheduler().getRecoveredContainers());
     assertMirrorMatches(nm, policy + " after the restart");
     am.setAMRMProtocol(rm.getApplicationMasterService(), rm.getRMContext());
     am.registerAppAttempt(true);
+    rm.waitForState(app.getApplicationId(), org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState.RUNNING);
     assertEquals(policy, 1, allocateAndWait(am, nm, GB, 1, 1).size());
     assertMirrorMatches(nm, policy + " after a new allocation");
     assertEquals(policy, 0, scheduler().getRejections());
