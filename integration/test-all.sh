@@ -35,7 +35,7 @@ step "clippy (every crate; the pure crates also forbid clock, thread, file, glob
 cargo clippy -q --release --workspace --all-targets -- -D warnings
 
 step "cargo test --release (workspace)"
-cargo test -q --release --workspace 2>&1 | tee /tmp/sojourn-cargo-test.log | grep -E '^(test result|failures|error)|panicked' || true
+cargo test -q --release --workspace 2>&1 | tee /tmp/sojourn-cargo-test.log | grep -E '^(test result|failures|error|fuzz )|panicked' || true
 if grep -qE '^test result: FAILED|^error' /tmp/sojourn-cargo-test.log || ! grep -q '^test result' /tmp/sojourn-cargo-test.log; then
   echo "cargo test failed" >&2
   tail -50 /tmp/sojourn-cargo-test.log >&2
@@ -52,6 +52,9 @@ if ! grep -qE '^junit: [0-9]+ passed, 0 failed' /tmp/sojourn-gradle-test.log; th
   tail -60 /tmp/sojourn-gradle-test.log >&2
   exit 1
 fi
+
+# SoakTest's figures (gradle keeps test output to itself)
+cat build/test-work/soak.txt 2>/dev/null || true
 
 step "the YARN shim against Hadoop 3.4.1 too (MockRM suite; the RM's scheduler API changed between 3.3 and 3.4)"
 gradle test --no-daemon -q -PhadoopVersion=3.4.1 -PcargoTargetDir="${CARGO_TARGET_DIR:-$root/target}" 2>&1 \
