@@ -107,7 +107,7 @@ use sojourn_core::{
     Resources, Result, Time, TimerToken,
 };
 use std::collections::{BTreeMap, BTreeSet};
-use virtual_cluster::Pool;
+use virtual_cluster::{Pool, Tasks};
 
 pub fn build(p: &Params) -> Result<Box<dyn Policy>> {
     Ok(Box::new(Hfsp::new(Config::from_params(p)?)))
@@ -351,7 +351,7 @@ impl Hfsp {
         let mut n = 0;
         let mut cap = None;
         for s in a.outstanding_asks().filter(|s| Kind::of(s.ask.phase) == Some(key.1)) {
-            n += s.outstanding;
+            n = s.outstanding.saturating_add(n);
             cap.get_or_insert(s.ask.capability);
         }
         (n, cap.unwrap_or_default())
@@ -365,7 +365,7 @@ impl Hfsp {
         for s in a.asks.values() {
             if let Some(k) = Kind::of(s.ask.phase) {
                 let e = seen.entry(k).or_insert((0, None));
-                e.0 += s.outstanding;
+                e.0 = e.0.saturating_add(s.outstanding);
                 e.1 = e.1.or(s.ask.est_task_ms);
             }
         }
@@ -378,7 +378,8 @@ impl Hfsp {
                     if p.real_done && outstanding > 0 {
                         p.real_done = false;
                     }
-                    p.n = p.n.max(outstanding + p.live.len() as u32 + p.finished);
+                    let live = u32::try_from(p.live.len()).unwrap_or(u32::MAX);
+                    p.n = p.n.max(outstanding.saturating_add(live).saturating_add(p.finished));
                     if outstanding == 0 {
                         p.locality_wait = None; // nothing waits for locality
                     }
@@ -399,7 +400,7 @@ impl Hfsp {
         };
         let task = self.cfg.xi * sbar;
         if !tiny {
-            self.pools[k].insert(key, self.seq, vec![task; n as usize]);
+            self.pools[k].insert(key, self.seq, Tasks::uniform(task, n.into()));
         }
         self.phases.insert(
             key,
@@ -506,9 +507,10 @@ impl Hfsp {
                 used[ci.key.1 as usize] += 1;
             }
         }
-        let mut waiting = [0, 0];
+        let mut waiting = [0u32, 0];
         for (key, _) in self.phases.iter().filter(|(_, p)| !p.real_done) {
-            waiting[key.1 as usize] += Self::pending(cluster, *key).0;
+            let w = &mut waiting[key.1 as usize];
+            *w = w.saturating_add(Self::pending(cluster, *key).0);
         }
         (used, waiting)
     }
