@@ -116,6 +116,7 @@ fn set_final(h: &mut Hfsp, key: Key, s: f64, mut tasks: Tasks) {
             if ci.training {
                 ci.training = false;
                 h.train_running[k] = h.train_running[k].saturating_sub(1);
+                h.reindex(cid);
             }
         }
     }
