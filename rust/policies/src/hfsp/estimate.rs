@@ -1,6 +1,7 @@
 //! Job-size estimation (hfsp.md §2, A4): the training check and the one
 //! S_i → S_f update.
 
+use super::virtual_cluster::Tasks;
 use super::{Hfsp, Key, Kind};
 use sojourn_core::{ContainerId, Ctx};
 
@@ -23,7 +24,7 @@ pub fn check_training(h: &mut Hfsp, ctx: &mut Ctx<'_>) {
     for key in training {
         if uses_code_estimate(h, key) {
             if let Some((s, tasks)) = code_estimate(h, ctx, key) {
-                set_final(h, key, s, vec![s; tasks as usize]);
+                set_final(h, key, s, Tasks::uniform(s, tasks.into()));
             }
             continue;
         }
@@ -86,29 +87,26 @@ fn code_estimate(h: &Hfsp, ctx: &Ctx<'_>, key: Key) -> Option<(f64, u32)> {
 pub fn finalize(h: &mut Hfsp, ctx: &Ctx<'_>, key: Key, s: f64) {
     let p = &h.phases[&key];
     let unstarted = p.n.saturating_sub(p.finished + p.live.len() as u32);
-    let mut tasks = vec![s; unstarted as usize];
+    let mut tasks = Tasks::uniform(s, unstarted.into());
     for cid in &p.live {
         let progress = match (ctx.cluster().container(*cid), h.containers.get(cid)) {
             (Some(c), _) if c.progress.is_some() => c.progress.unwrap_or(0.0).clamp(0.0, 1.0),
             (_, Some(ci)) if s > 0.0 => (ci.attained(ctx.now) as f64 / s).min(1.0),
             _ => 0.0,
         };
-        tasks.push(s * (1.0 - progress));
+        tasks.push(s * (1.0 - progress), 1);
     }
     set_final(h, key, s, tasks);
 }
 
 /// The S_i → S_f update with these virtual tasks (s̃ each at most): the
 /// phase leaves training, once.
-fn set_final(h: &mut Hfsp, key: Key, s: f64, mut tasks: Vec<f64>) {
+fn set_final(h: &mut Hfsp, key: Key, s: f64, mut tasks: Tasks) {
     let k = key.1 as usize;
     let p = &h.phases[&key];
-    let s_final: f64 = tasks.iter().sum();
+    let s_final = tasks.sum();
     if h.cfg.keep_aging && p.s_initial > 0.0 {
-        let aged = h.virtual_size(key) / p.s_initial;
-        for t in &mut tasks {
-            *t *= aged;
-        }
+        tasks.scale(h.virtual_size(key) / p.s_initial);
     }
     h.pools[k].replace_tasks(key, tasks);
     // The phase leaves training; its running training tasks become ordinary.
@@ -118,6 +116,7 @@ fn set_final(h: &mut Hfsp, key: Key, s: f64, mut tasks: Vec<f64>) {
             if ci.training {
                 ci.training = false;
                 h.train_running[k] = h.train_running[k].saturating_sub(1);
+                h.reindex(cid);
             }
         }
     }

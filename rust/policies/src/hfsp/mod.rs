@@ -28,7 +28,24 @@
 //!   the virtual size, once, never refined (anti-flapping, §2.6).
 //! - **Preemption** (§3, A6, [`preempt`]): WAIT (default: none); KILL or
 //!   SUSPEND the youngest tasks of the lowest-ranked phases until the waiting
-//!   higher-ranked demand fits, never training or late phases' tasks.
+//!   higher-ranked demand fits, never training or late phases' tasks, never
+//!   AM containers (they are not tasks of a phase).
+//! - **Suspended work and idle room** (§3.1, §3.4, A5 step 3a): the thesis
+//!   suspends a task so that a higher-priority one runs in its slot, and
+//!   resumes it on its node when the slot is free again. In YARN a
+//!   suspended container keeps its memory (the RAM + swap bound of §3.4)
+//!   and gives back its vcores, so the room it frees can go to someone else
+//!   (AM asks are served first) and a node can fill with AMs and suspended
+//!   tasks, nothing running. The rule: suspension never leaves a node's
+//!   room idle. A suspended container resumes as soon as its node has its
+//!   vcores back and no waiting demand ranked above its phase (AM asks
+//!   above all; phases held back by delay scheduling do not count) fits in
+//!   the node's free room, and after a heartbeat has offered a node to the
+//!   phases in rank order, whatever suspended work fits there resumes. So
+//!   the preempting phase keeps the room while it can use it, and gives it
+//!   back at once when it cannot. A suspension is chosen only where the
+//!   node has memory for the waiting container, counting the memory earlier
+//!   suspensions of the same pass promised there.
 //!
 //! Decisions on the spec's open points (hfsp.md §7):
 //! - §7.1: the virtual cluster keeps the thesis's two slot pools (faithful
@@ -107,7 +124,7 @@ use sojourn_core::{
     Resources, Result, Time, TimerToken,
 };
 use std::collections::{BTreeMap, BTreeSet};
-use virtual_cluster::Pool;
+use virtual_cluster::{Pool, Tasks};
 
 pub fn build(p: &Params) -> Result<Box<dyn Policy>> {
     Ok(Box::new(Hfsp::new(Config::from_params(p)?)))
@@ -178,6 +195,10 @@ pub struct CInfo {
     pub since: Option<Time>,
     /// When the task (a reduce) finished its shuffle and sort, if reported.
     pub sort_finished: Option<Time>,
+    pub node: NodeId,
+    pub resources: Resources,
+    /// A kill was decided and awaits the driver.
+    pub preempting: bool,
 }
 
 impl CInfo {
@@ -197,6 +218,8 @@ pub struct Hfsp {
     pub(crate) phases: BTreeMap<Key, PhaseState>,
     pub(crate) containers: BTreeMap<ContainerId, CInfo>,
     pub(crate) pools: [Pool<Key>; 2],
+    /// The containers preemption and resumption look at (preempt.rs).
+    pub(crate) index: preempt::Index,
     last: Option<Time>,
     /// Running training tasks per type (T_curr).
     pub(crate) train_running: [u32; 2],
@@ -247,6 +270,7 @@ impl Hfsp {
             phases: BTreeMap::new(),
             containers: BTreeMap::new(),
             pools,
+            index: preempt::Index::default(),
             last: None,
             train_running: [0, 0],
             history: [(0.0, 0), (0.0, 0)],
@@ -351,7 +375,7 @@ impl Hfsp {
         let mut n = 0;
         let mut cap = None;
         for s in a.outstanding_asks().filter(|s| Kind::of(s.ask.phase) == Some(key.1)) {
-            n += s.outstanding;
+            n = s.outstanding.saturating_add(n);
             cap.get_or_insert(s.ask.capability);
         }
         (n, cap.unwrap_or_default())
@@ -365,7 +389,7 @@ impl Hfsp {
         for s in a.asks.values() {
             if let Some(k) = Kind::of(s.ask.phase) {
                 let e = seen.entry(k).or_insert((0, None));
-                e.0 += s.outstanding;
+                e.0 = e.0.saturating_add(s.outstanding);
                 e.1 = e.1.or(s.ask.est_task_ms);
             }
         }
@@ -378,7 +402,8 @@ impl Hfsp {
                     if p.real_done && outstanding > 0 {
                         p.real_done = false;
                     }
-                    p.n = p.n.max(outstanding + p.live.len() as u32 + p.finished);
+                    let live = u32::try_from(p.live.len()).unwrap_or(u32::MAX);
+                    p.n = p.n.max(outstanding.saturating_add(live).saturating_add(p.finished));
                     if outstanding == 0 {
                         p.locality_wait = None; // nothing waits for locality
                     }
@@ -399,7 +424,7 @@ impl Hfsp {
         };
         let task = self.cfg.xi * sbar;
         if !tiny {
-            self.pools[k].insert(key, self.seq, vec![task; n as usize]);
+            self.pools[k].insert(key, self.seq, Tasks::uniform(task, n.into()));
         }
         self.phases.insert(
             key,
@@ -473,16 +498,46 @@ impl Hfsp {
                 ctx.wake_at(Time(now.0 + self.cfg.delta_ms), TOKEN_DELTA);
             }
         }
-        self.containers
-            .insert(cid, CInfo { key, training, started: now, before_ms: 0, since: Some(now), sort_finished: None });
+        let (node, resources) =
+            ctx.cluster().container(cid).map_or((NodeId(0), Resources::ZERO), |c| (c.node, c.resources));
+        let ci = CInfo {
+            key,
+            training,
+            started: now,
+            before_ms: 0,
+            since: Some(now),
+            sort_finished: None,
+            node,
+            resources,
+            preempting: false,
+        };
+        self.containers.insert(cid, ci);
+        self.reindex(cid);
     }
 
-    /// Re-reads a container's service bookkeeping after a suspend/resume.
+    /// Re-reads a container's service bookkeeping after a suspend, resume
+    /// or kill decision, or a driver's rejection of one.
     pub(crate) fn sync(&mut self, cluster: &Cluster, cid: ContainerId) {
         if let (Some(ci), Some(c)) = (self.containers.get_mut(&cid), cluster.container(cid)) {
             ci.before_ms = c.attained_before_ms;
             ci.since = c.running_since;
+            ci.preempting = c.preempting;
         }
+        self.reindex(cid);
+    }
+
+    /// Files a container in the preemption index after any change to it.
+    pub(crate) fn reindex(&mut self, cid: ContainerId) {
+        match self.containers.get(&cid) {
+            Some(ci) => self.index.file(cid, ci),
+            None => self.index.remove(cid),
+        }
+    }
+
+    /// Forgets a container.
+    fn drop_container(&mut self, cid: ContainerId) -> Option<CInfo> {
+        self.index.remove(cid);
+        self.containers.remove(&cid)
     }
 
     /// Places one container of `key` on `node`: resume a suspended one
@@ -506,9 +561,10 @@ impl Hfsp {
                 used[ci.key.1 as usize] += 1;
             }
         }
-        let mut waiting = [0, 0];
+        let mut waiting = [0u32, 0];
         for (key, _) in self.phases.iter().filter(|(_, p)| !p.real_done) {
-            waiting[key.1 as usize] += Self::pending(cluster, *key).0;
+            let w = &mut waiting[key.1 as usize];
+            *w = w.saturating_add(Self::pending(cluster, *key).0);
         }
         (used, waiting)
     }
@@ -525,15 +581,7 @@ impl Hfsp {
     }
 
     fn place_one_here(&mut self, ctx: &mut Ctx<'_>, key: Key, node: NodeId) -> bool {
-        let suspended: Vec<ContainerId> = self.phases[&key]
-            .live
-            .iter()
-            .copied()
-            .filter(|c| {
-                ctx.cluster().container(*c).is_some_and(|c| c.node == node && c.state == ContainerState::Suspended)
-            })
-            .collect();
-        for cid in suspended {
+        for cid in self.index.suspended_on(key, node, &self.containers) {
             if ctx.resume(cid).is_ok() {
                 self.sync(ctx.cluster(), cid);
                 return true;
@@ -685,7 +733,7 @@ impl Hfsp {
     }
 
     fn on_completed(&mut self, ctx: &mut Ctx<'_>, cid: ContainerId, outcome: Outcome) {
-        let Some(ci) = self.containers.remove(&cid) else { return };
+        let Some(ci) = self.drop_container(cid) else { return };
         let attained = ci.attained(ctx.now);
         let k = ci.key.1 as usize;
         if ci.training {
@@ -712,7 +760,7 @@ impl Hfsp {
         let gone: Vec<ContainerId> =
             self.containers.iter().filter(|(_, c)| c.key.0 == app).map(|(id, _)| *id).collect();
         for cid in gone {
-            if let Some(ci) = self.containers.remove(&cid) {
+            if let Some(ci) = self.drop_container(cid) {
                 if ci.training {
                     let k = ci.key.1 as usize;
                     self.train_running[k] = self.train_running[k].saturating_sub(1);
@@ -771,6 +819,8 @@ impl Hfsp {
                 self.fill(ctx, key, node, &mut budget, &mut quota);
             }
         }
+        // Suspended work resumes in whatever room the order left idle.
+        preempt::resume_pass(self, ctx, Some(node));
     }
 }
 
@@ -816,7 +866,7 @@ impl Policy for Hfsp {
             Event::AppRemoved { app } => self.on_app_removed(ctx, *app),
             Event::Rejected { decision, .. } => match decision {
                 Decision::Allocate { container, .. } => {
-                    if let Some(ci) = self.containers.remove(container) {
+                    if let Some(ci) = self.drop_container(*container) {
                         let k = ci.key.1 as usize;
                         if let Some(p) = self.phases.get_mut(&ci.key) {
                             p.live.remove(container);
@@ -838,7 +888,7 @@ impl Policy for Hfsp {
         }
         estimate::check_training(self, ctx);
         preempt::preempt(self, ctx, None);
-        preempt::resume_pass(self, ctx);
+        preempt::resume_pass(self, ctx, None);
     }
 
     fn on_node_heartbeat(&mut self, ctx: &mut Ctx<'_>, node: NodeId) {
@@ -853,7 +903,7 @@ impl Policy for Hfsp {
             self.on_schedule(ctx);
         }
         preempt::preempt(self, ctx, None);
-        preempt::resume_pass(self, ctx);
+        preempt::resume_pass(self, ctx, None);
     }
 
     fn describe(&self, _cluster: &Cluster) -> serde_json::Value {

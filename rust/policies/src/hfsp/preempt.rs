@@ -14,10 +14,91 @@
 //! most `max_suspended_per_node` suspended tasks. Progress is the driver's
 //! report when there is one, else attained service over the phase's
 //! per-task size estimate.
+//!
+//! Victims come from an index kept up to date as containers change (per
+//! phase, its preemptable running containers by start of their running
+//! spell; its suspended ones), read lazily in one worst-first list that all
+//! the demands of a pass share, so a pass costs about the victims it looks
+//! at rather than demands × containers. Suspended containers resume by the
+//! rule of the module doc ([`resume_pass`]).
 
-use super::{Hfsp, Key, Kind, Preemption};
-use sojourn_core::{ContainerId, ContainerState, Ctx, NodeId, PreemptMode, Resources, Time};
+use super::{CInfo, Hfsp, Key, Kind, Preemption};
+use sojourn_core::{ContainerId, Ctx, NodeId, Phase, PreemptMode, Resources, Time};
 use std::collections::{BTreeMap, BTreeSet};
+
+/// Where the index files a container.
+#[derive(Clone, Copy, Debug)]
+enum Filed {
+    /// Running, neither a training task nor being killed: a victim
+    /// candidate, by the start of its running spell.
+    Running(Key, Time),
+    Suspended(Key),
+}
+
+/// HFSP's containers as preemption and resumption look them up, kept up
+/// to date on every change (allocation, completion, suspend, resume, kill
+/// decision, end of training), so that neither scans the mirror.
+#[derive(Clone, Debug, Default)]
+pub struct Index {
+    running: BTreeMap<Key, BTreeSet<(Time, ContainerId)>>,
+    suspended: BTreeMap<Key, BTreeSet<ContainerId>>,
+    filed: BTreeMap<ContainerId, Filed>,
+}
+
+impl Index {
+    /// Files (or refiles) a container from its bookkeeping.
+    pub(crate) fn file(&mut self, cid: ContainerId, ci: &CInfo) {
+        self.remove(cid);
+        let f = match ci.since {
+            None => Filed::Suspended(ci.key),
+            Some(t) if !ci.training && !ci.preempting => Filed::Running(ci.key, t),
+            Some(_) => return,
+        };
+        match f {
+            Filed::Running(key, t) => self.running.entry(key).or_default().insert((t, cid)),
+            Filed::Suspended(key) => self.suspended.entry(key).or_default().insert(cid),
+        };
+        self.filed.insert(cid, f);
+    }
+
+    pub(crate) fn remove(&mut self, cid: ContainerId) {
+        match self.filed.remove(&cid) {
+            Some(Filed::Running(key, t)) => {
+                if let Some(set) = self.running.get_mut(&key) {
+                    set.remove(&(t, cid));
+                    if set.is_empty() {
+                        self.running.remove(&key);
+                    }
+                }
+            }
+            Some(Filed::Suspended(key)) => {
+                if let Some(set) = self.suspended.get_mut(&key) {
+                    set.remove(&cid);
+                    if set.is_empty() {
+                        self.suspended.remove(&key);
+                    }
+                }
+            }
+            None => {}
+        }
+    }
+
+    /// A phase's suspended containers on `node`.
+    pub(crate) fn suspended_on(
+        &self,
+        key: Key,
+        node: NodeId,
+        containers: &BTreeMap<ContainerId, CInfo>,
+    ) -> Vec<ContainerId> {
+        self.suspended
+            .get(&key)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|c| containers.get(c).is_some_and(|ci| ci.node == node))
+            .collect()
+    }
+}
 
 /// (progress in [0, 1], estimated remaining ms) of a live container.
 fn progress_and_remaining(h: &Hfsp, ctx: &Ctx<'_>, cid: ContainerId) -> Option<(f64, f64)> {
@@ -47,44 +128,69 @@ fn fits(r: &Resources, cap: &Resources) -> u64 {
     m.min(v)
 }
 
-/// A phase's containers that may be victims, as (start of the running
-/// spell, id): none of tiny, training or late phases, nor of maps with
-/// `preempt_maps=false`; only running ones past `min_run_ms`, not training
-/// tasks, not already taken or being preempted.
-fn eligible(h: &Hfsp, ctx: &Ctx<'_>, key: Key, taken: &BTreeSet<ContainerId>) -> Vec<(Time, ContainerId)> {
-    let p = &h.phases[&key];
+/// A phase's containers that may be victims, youngest (latest start of
+/// the running spell) first: none of tiny, training or late phases, nor of
+/// maps with `preempt_maps=false`; only running ones past `min_run_ms`,
+/// not training tasks, not being killed, not already taken.
+fn eligible(h: &Hfsp, now: Time, key: Key, taken: &BTreeSet<ContainerId>) -> Vec<(Time, ContainerId)> {
+    let Some(p) = h.phases.get(&key) else { return Vec::new() };
     if p.tiny || p.training || h.is_late(key) || (!h.cfg.preempt_maps && key.1 == Kind::Map) {
         return Vec::new();
     }
-    p.live
-        .iter()
-        .filter(|c| !taken.contains(c))
-        .filter_map(|cid| {
-            let c = ctx.cluster().container(*cid)?;
-            let ci = h.containers.get(cid)?;
-            let since = c.running_since?;
-            let ok = c.state == ContainerState::Running
-                && !c.preempting
-                && !ci.training
-                // At least 1 ms: a task resumed at this instant is never
-                // suspended again at the same instant (no livelock when
-                // the waiting demand cannot use the freed room after all).
-                && ctx.now.since(since) >= h.cfg.min_run_ms.max(1);
-            ok.then_some((since, *cid))
-        })
+    // At least 1 ms: a task resumed at this instant is never suspended
+    // again at the same instant (no livelock when the waiting demand
+    // cannot use the freed room after all).
+    let min_run = h.cfg.min_run_ms.max(1);
+    h.index
+        .running
+        .get(&key)
+        .into_iter()
+        .flat_map(|set| set.iter().rev())
+        .filter(|(since, c)| now.since(*since) >= min_run && !taken.contains(c))
+        .copied()
         .collect()
 }
 
-/// Candidate victims below position `pos` of `order`, worst first:
-/// lowest-ranked phase first, youngest container first within it.
-fn victims(h: &Hfsp, ctx: &Ctx<'_>, order: &[Key], pos: usize, taken: &BTreeSet<ContainerId>) -> Vec<ContainerId> {
-    let mut out = Vec::new();
-    for key in order[pos..].iter().rev() {
-        let mut cs = eligible(h, ctx, *key, taken);
-        cs.sort_by(|a, b| b.cmp(a)); // youngest (latest start) first
-        out.extend(cs.into_iter().map(|(_, c)| c));
+/// The victim candidates of one preemption pass, worst first (the
+/// lowest-ranked phase first, youngest container first within it) with
+/// their phase's position in the order, listed lazily as far as the
+/// demands reach and shared by all of them: a demand at position `pos`
+/// takes from the front of the list down to the phases at `pos`.
+struct Candidates {
+    /// Phases `order[..next]` are not listed yet.
+    next: usize,
+    list: Vec<(usize, ContainerId)>,
+    /// Taken, or of no use to any later demand in this pass.
+    dead: Vec<bool>,
+    /// Every candidate before it is dead.
+    start: usize,
+}
+
+impl Candidates {
+    fn get(
+        &mut self,
+        h: &Hfsp,
+        now: Time,
+        order: &[Key],
+        taken: &BTreeSet<ContainerId>,
+        i: usize,
+    ) -> Option<(usize, ContainerId)> {
+        while self.list.len() <= i && self.next > 0 {
+            self.next -= 1;
+            for (_, c) in eligible(h, now, order[self.next], taken) {
+                self.list.push((self.next, c));
+                self.dead.push(false);
+            }
+        }
+        self.list.get(i).copied()
     }
-    out
+
+    fn kill(&mut self, i: usize) {
+        self.dead[i] = true;
+        while self.start < self.dead.len() && self.dead[self.start] {
+            self.start += 1;
+        }
+    }
 }
 
 /// §7.1 (`pool_quotas`): per type, its containers beyond its pool's slots
@@ -104,11 +210,131 @@ fn borrowed(h: &Hfsp, ctx: &Ctx<'_>) -> [Vec<ContainerId>; 2] {
         }
         let none = BTreeSet::new();
         let mut cs: Vec<(Time, ContainerId)> =
-            h.phases.keys().filter(|key| key.1 == kind).flat_map(|key| eligible(h, ctx, *key, &none)).collect();
+            h.phases.keys().filter(|key| key.1 == kind).flat_map(|key| eligible(h, ctx.now, *key, &none)).collect();
         cs.sort_by(|a, b| b.cmp(a));
         out[k] = cs.into_iter().take(over as usize).map(|(_, c)| c).collect();
     }
     out
+}
+
+/// What one preemption pass has decided so far.
+struct Pass {
+    mode: PreemptMode,
+    heartbeat: Option<NodeId>,
+    taken: BTreeSet<ContainerId>,
+    chosen: Vec<(ContainerId, PreemptMode)>,
+    /// Suspended tasks per node, for the per-node cap.
+    held: BTreeMap<NodeId, u32>,
+    /// SUSPEND: memory each node still has for the waiting containers the
+    /// suspensions chosen there are for (a suspended task keeps its memory,
+    /// so two suspensions on a node need room for two waiting containers).
+    mem_left: BTreeMap<NodeId, u64>,
+    /// The most memory any node has for them, while known.
+    mem_max: Option<u64>,
+}
+
+impl Pass {
+    /// SUSPEND, pure (no KILL below a progress): whether no node has the
+    /// memory for a waiting container of `cap`, so no suspension can help.
+    fn no_node_fits(&mut self, h: &Hfsp, ctx: &Ctx<'_>, cap: &Resources) -> bool {
+        if self.mode != PreemptMode::Suspend || h.cfg.kill_below_progress > 0.0 {
+            return false;
+        }
+        let max = match self.mem_max {
+            Some(m) => m,
+            None => {
+                let m = ctx
+                    .cluster()
+                    .nodes()
+                    .map(|n| self.mem_left.get(&n.id).copied().unwrap_or_else(|| n.available().memory_mb))
+                    .max()
+                    .unwrap_or(0);
+                self.mem_max = Some(m);
+                m
+            }
+        };
+        max < cap.memory_mb
+    }
+}
+
+/// What a candidate victim is to a demand.
+enum Verdict {
+    /// Taken; frees room for this many of the demand's containers.
+    Use(u64),
+    /// Of no use to this demand (another may use it).
+    Skip,
+    /// Of no use to any demand of this pass.
+    Dead,
+}
+
+impl Pass {
+    /// Whether to take `v` for a demand of containers of `cap` of type `j`
+    /// (`freed`: what the demand's KILL victims freed so far, not yet
+    /// enough for a container).
+    fn judge(
+        &mut self,
+        h: &Hfsp,
+        ctx: &Ctx<'_>,
+        v: ContainerId,
+        (cap, j): (&Resources, usize),
+        room: &mut super::Room,
+        freed: &mut Resources,
+    ) -> Verdict {
+        if self.taken.contains(&v) {
+            return Verdict::Dead;
+        }
+        let Some(ci) = h.containers.get(&v) else { return Verdict::Dead };
+        let same_type = ci.key.1 as usize == j;
+        if !room.allows(j) && !same_type {
+            return Verdict::Skip; // freeing it gives this type no room
+        }
+        let mut how = self.mode;
+        if self.mode == PreemptMode::Suspend {
+            let thresholds = h.cfg.kill_below_progress > 0.0 || h.cfg.wait_below_remaining_ms > 0;
+            let (progress, remaining) =
+                if thresholds { progress_and_remaining(h, ctx, v).unwrap_or((1.0, f64::MAX)) } else { (1.0, f64::MAX) };
+            if progress < h.cfg.kill_below_progress {
+                how = PreemptMode::Kill;
+            } else if remaining < h.cfg.wait_below_remaining_ms as f64 {
+                return Verdict::Dead; // WAIT: it is nearly done
+            } else if h.cfg.max_suspended_per_node > 0
+                && self.held.get(&ci.node).copied().unwrap_or(0) >= h.cfg.max_suspended_per_node
+            {
+                return Verdict::Dead;
+            }
+        }
+        let gain = match how {
+            PreemptMode::Kill => {
+                *freed += ci.resources;
+                let g = fits(freed, cap);
+                *freed = freed.saturating_sub(&cap.times(g));
+                g
+            }
+            PreemptMode::Suspend => {
+                // The suspended task keeps its memory: the node must have
+                // room in memory for the waiting one.
+                let left = self
+                    .mem_left
+                    .entry(ci.node)
+                    .or_insert_with(|| ctx.cluster().node(ci.node).map_or(0, |n| n.available().memory_mb));
+                if *left < cap.memory_mb || ci.resources.vcores < cap.vcores {
+                    return Verdict::Skip;
+                }
+                *left -= cap.memory_mb;
+                self.mem_max = None;
+                *self.held.entry(ci.node).or_default() += 1;
+                1
+            }
+        };
+        self.taken.insert(v);
+        if self.heartbeat.is_none_or(|n| n == ci.node) {
+            self.chosen.push((v, how));
+        }
+        if !same_type {
+            room.take(j, gain as u32);
+        }
+        Verdict::Use(gain)
+    }
 }
 
 /// Preempts for the waiting demand. `heartbeat`: the node whose heartbeat
@@ -154,15 +380,28 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
     demand.retain(|(_, key, _)| !h.waits_for_locality(*key, ctx.now));
     let borrowed = borrowed(h, ctx);
     let mut room = h.pool_room(ctx.cluster());
-    let mut taken: BTreeSet<ContainerId> = BTreeSet::new();
-    let mut chosen: Vec<(ContainerId, PreemptMode)> = Vec::new();
-    // Suspended tasks per node, for the per-node cap.
-    let mut held: BTreeMap<NodeId, u32> = BTreeMap::new();
+    let mut pass = Pass {
+        mode,
+        heartbeat,
+        taken: BTreeSet::new(),
+        chosen: Vec::new(),
+        held: BTreeMap::new(),
+        mem_left: BTreeMap::new(),
+        mem_max: None,
+    };
     if mode == PreemptMode::Suspend && h.cfg.max_suspended_per_node > 0 {
-        for c in ctx.cluster().containers().filter(|c| c.state == ContainerState::Suspended) {
-            *held.entry(c.node).or_default() += 1;
+        for key in h.index.suspended.keys() {
+            for cid in &h.index.suspended[key] {
+                if let Some(ci) = h.containers.get(cid) {
+                    *pass.held.entry(ci.node).or_default() += 1;
+                }
+            }
         }
     }
+    let mut cands = Candidates { next: order.len(), list: Vec::new(), dead: Vec::new(), start: 0 };
+    // Demands that ran out of candidates, as (position, size, type): a
+    // later demand no higher and no smaller of the same type would too.
+    let mut exhausted: Vec<(usize, Resources, usize)> = Vec::new();
     for (pos, key, want) in demand {
         let cap = Hfsp::pending(ctx.cluster(), key).1;
         if cap.is_zero() {
@@ -175,94 +414,95 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
         free = free.saturating_sub(&cap.times(from_free));
         room.take(j, from_free as u32);
         let mut need = want - from_free;
-        if need == 0 {
+        if need == 0 || exhausted.iter().any(|(p, c, k)| *k == j && pos >= *p && c.fits_in(&cap)) {
             continue;
         }
-        let mut candidates: Vec<ContainerId> = borrowed[1 - j].iter().copied().filter(|c| !taken.contains(c)).collect();
-        if pos < order.len() {
-            candidates.extend(victims(h, ctx, &order, pos, &taken));
+        if pass.no_node_fits(h, ctx, &cap) {
+            exhausted.push((pos, cap, j));
+            continue;
         }
         let mut freed = Resources::default();
-        for v in candidates {
+        for &v in &borrowed[1 - j] {
             if need == 0 {
                 break;
             }
-            if taken.contains(&v) {
-                continue;
+            if let Verdict::Use(g) = pass.judge(h, ctx, v, (&cap, j), &mut room, &mut freed) {
+                need = need.saturating_sub(g);
             }
-            let same_type = h.containers.get(&v).is_some_and(|ci| ci.key.1 == key.1);
-            if !room.allows(j) && !same_type {
-                continue; // freeing it gives this type no room
+        }
+        let mut i = cands.start;
+        while need > 0 {
+            let Some((p, v)) = cands.get(h, ctx.now, &order, &pass.taken, i) else { break };
+            if p < pos {
+                break;
             }
-            let Some(c) = ctx.cluster().container(v) else { continue };
-            let mut how = mode;
-            if mode == PreemptMode::Suspend {
-                let (progress, remaining) = progress_and_remaining(h, ctx, v).unwrap_or((1.0, f64::MAX));
-                if progress < h.cfg.kill_below_progress {
-                    how = PreemptMode::Kill;
-                } else if remaining < h.cfg.wait_below_remaining_ms as f64 {
-                    continue; // WAIT: it is nearly done
-                } else if h.cfg.max_suspended_per_node > 0
-                    && held.get(&c.node).copied().unwrap_or(0) >= h.cfg.max_suspended_per_node
-                {
-                    continue;
-                }
-            }
-            let gain = match how {
-                PreemptMode::Kill => {
-                    freed += c.resources;
-                    let g = fits(&freed, &cap);
-                    freed = freed.saturating_sub(&cap.times(g));
-                    g
-                }
-                PreemptMode::Suspend => {
-                    // The suspended task keeps its memory: the node must have
-                    // room in memory for the waiting one.
-                    let node_mem = ctx.cluster().node(c.node).map_or(0, |n| n.available().memory_mb);
-                    if node_mem < cap.memory_mb || c.resources.vcores < cap.vcores {
-                        continue;
+            if !cands.dead[i] {
+                match pass.judge(h, ctx, v, (&cap, j), &mut room, &mut freed) {
+                    Verdict::Use(g) => {
+                        need = need.saturating_sub(g);
+                        cands.kill(i);
                     }
-                    *held.entry(c.node).or_default() += 1;
-                    1
+                    Verdict::Dead => cands.kill(i),
+                    Verdict::Skip => {}
                 }
-            };
-            taken.insert(v);
-            if heartbeat.is_none_or(|n| n == c.node) {
-                chosen.push((v, how));
             }
-            if !same_type {
-                room.take(j, gain as u32);
-            }
-            need = need.saturating_sub(gain);
+            i += 1;
+        }
+        if need > 0 {
+            exhausted.push((pos, cap, j));
         }
     }
-    for (v, how) in chosen {
+    for (v, how) in pass.chosen {
         if ctx.preempt(v, how).is_ok() {
             h.sync(ctx.cluster(), v);
         }
     }
 }
 
-/// Resumes suspended containers of the phases ranked above every phase with
-/// waiting demand, best first, where their nodes have room again. Drivers
-/// offer nodes only while asks wait, so without this pass a task suspended
-/// for the last waiting demand would never run again; a phase that is
-/// outranked by waiting demand resumes at its turn in a heartbeat instead.
-pub fn resume_pass(h: &mut Hfsp, ctx: &mut Ctx<'_>) {
-    if h.cfg.preemption != Preemption::Suspend {
+/// Resumes suspended containers, never leaving a node's room idle while
+/// its suspended work could run there (module doc): a suspended container
+/// resumes once its node has its vcores back, unless waiting demand ranked
+/// above its phase fits in the node's free room (that demand takes it at
+/// the next scheduling pass). Above every phase are AM asks; a phase held
+/// back by delay scheduling does not count. With `only`, after a heartbeat
+/// filled that node in rank order, whatever fits there resumes.
+pub fn resume_pass(h: &mut Hfsp, ctx: &mut Ctx<'_>, only: Option<NodeId>) {
+    if h.cfg.preemption != Preemption::Suspend || h.index.suspended.is_empty() {
         return;
     }
-    for key in h.order() {
-        if Hfsp::pending(ctx.cluster(), key).0 > 0 {
-            return;
+    let order = h.order();
+    // Waiting demand, best first, as (rank, size); a size that an earlier
+    // one fits in is left out (where it fits, so does the earlier one).
+    let mut front: Vec<(usize, Resources)> = Vec::new();
+    let mut add = |rank: usize, cap: Resources| {
+        if !cap.is_zero() && !front.iter().any(|(_, c)| c.fits_in(&cap)) {
+            front.push((rank, cap));
         }
-        let suspended: Vec<ContainerId> = h.phases[&key]
-            .live
-            .iter()
-            .copied()
-            .filter(|c| ctx.cluster().container(*c).is_some_and(|c| c.state == ContainerState::Suspended))
-            .collect();
-        for cid in suspended {
+    };
+    if only.is_none() {
+        for a in ctx.cluster().apps() {
+            for s in a.outstanding_asks().filter(|s| s.ask.phase == Phase::Am) {
+                add(0, s.ask.capability);
+            }
+        }
+        for (i, key) in order.iter().enumerate() {
+            let (n, cap) = Hfsp::pending(ctx.cluster(), *key);
+            if n > 0 && !h.waits_for_locality(*key, ctx.now) {
+                add(i + 1, cap);
+            }
+        }
+    }
+    for (i, key) in order.iter().enumerate() {
+        let Some(set) = h.index.suspended.get(key) else { continue };
+        for cid in set.clone() {
+            let Some(node) = h.containers.get(&cid).map(|ci| ci.node) else { continue };
+            if only.is_some_and(|n| n != node) {
+                continue;
+            }
+            let Some(avail) = ctx.cluster().node(node).map(|n| n.available()) else { continue };
+            if front.iter().take_while(|(r, _)| *r <= i).any(|(_, cap)| cap.fits_in(&avail)) {
+                continue;
+            }
             if ctx.resume(cid).is_ok() {
                 h.sync(ctx.cluster(), cid);
             }

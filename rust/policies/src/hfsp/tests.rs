@@ -608,3 +608,78 @@ fn a_phase_waiting_for_locality_does_not_preempt() {
     assert!(progress(&mut c, 2500).is_empty());
     assert_eq!(progress(&mut c, 4000), kill(again[0].1));
 }
+
+/// An ask of `count` containers of `mb` MB and `vcores` at `phase`'s
+/// MapReduce priority, each estimated at `est_ms`.
+fn sized(phase: Phase, mb: u64, vcores: u32, est_ms: u64) -> Ask {
+    let prio = match phase {
+        Phase::Am => Priority::AM,
+        Phase::Reduce => Priority::REDUCE,
+        _ => Priority::MAP,
+    };
+    let mut ask = Ask::new(prio, Resources::new(mb, vcores), 1, phase);
+    ask.est_task_ms = Some(est_ms);
+    ask
+}
+
+/// The decisions of a container's completion at `t`.
+fn resumed(ds: &[Decision]) -> Vec<ContainerId> {
+    ds.iter().filter_map(|d| if let Decision::Resume { container } = d { Some(*container) } else { None }).collect()
+}
+
+/// SUSPEND never leaves a node's room idle under suspended work (module
+/// doc), which used to deadlock a node filled by AMs and suspended tasks.
+/// One node of 4 GB and 3 vcores, heartbeats. At 0: A's reduce (2 GB, 1
+/// vcore, 100 s) and B's map (1 GB, 2 vcores, 50 s): 1 GB free, no
+/// vcore. At 1 s C's map (1 GB, 1 vcore, 1 s) arrives: A's reduce is
+/// suspended (it keeps its 2 GB), but D's AM (1 GB, 1 vcore), asked at the
+/// same time, goes first and takes the room. At 50 s B ends and E's AM
+/// takes its 1 GB: the node holds two AMs and the suspended reduce, all its
+/// memory, with 1 vcore free and nothing running; C (1 GB) cannot be
+/// placed. Before, nothing ever ran again (the reduce waited for C, C for
+/// memory, the AMs for their tasks). Now the reduce resumes in the idle
+/// vcore at 50 s, ends at 149 s (1 s + 99 s), and C runs 149–150 s.
+#[test]
+fn suspended_work_resumes_on_a_node_full_of_ams() {
+    let mut c = core(&[("preemption", "suspend"), ("map_slot_mb", "1024")]);
+    node(&mut c, 0, 4096, 3);
+    submit(&mut c, 0, 1, sized(Phase::Reduce, 2048, 1, 100_000));
+    submit(&mut c, 0, 2, sized(Phase::Map, 1024, 2, 50_000));
+    let ab = allocations(&heartbeat(&mut c, 0, 0));
+    assert_eq!(ab.iter().map(|a| a.0).collect::<Vec<_>>(), vec![2, 1], "B is smaller");
+    let (b, reduce) = (ab[0].1, ab[1].1);
+    submit(&mut c, 1000, 3, sized(Phase::Map, 1024, 1, 1000));
+    assert_eq!(c.drain_decisions(), vec![Decision::Preempt { container: reduce, mode: PreemptMode::Suspend }]);
+    submit(&mut c, 1000, 4, sized(Phase::Am, 1024, 1, 0));
+    assert!(c.drain_decisions().is_empty(), "C could use the room: the reduce stays suspended");
+    assert_eq!(apps_placed(&mut c, 1000, 0), vec![4], "AMs go first");
+    assert!(finish(&mut c, 50_000, b).is_empty(), "C could use B's room");
+    submit(&mut c, 50_000, 5, sized(Phase::Am, 1024, 1, 0));
+    let ds = heartbeat(&mut c, 50_000, 0);
+    assert_eq!(allocations(&ds).iter().map(|a| a.0).collect::<Vec<_>>(), vec![5]);
+    let avail = c.cluster().node(NodeId(0)).unwrap().available();
+    assert_eq!((avail.memory_mb, avail.vcores), (0, 0), "the reduce took the idle vcore");
+    assert_eq!(resumed(&ds), vec![reduce]);
+    assert_eq!(c.cluster().container(reduce).unwrap().attained_ms(Time(149_000)), 100_000);
+    finish(&mut c, 149_000, reduce);
+    let last = allocations(&heartbeat(&mut c, 149_000, 0));
+    assert_eq!(last.iter().map(|a| a.0).collect::<Vec<_>>(), vec![3]);
+    finish(&mut c, 150_000, last[0].1);
+    assert_eq!(c.cluster().pending_containers(), 0);
+}
+
+/// AM containers are never victims: one node of 2 GB and 1 vcore holds
+/// A's AM; A's map (1 GB, 10 s, smaller than nothing else) waits for the
+/// vcore, and B's map (1 s) as well: nothing is preempted.
+#[test]
+fn am_containers_are_never_victims() {
+    for mode in ["kill", "suspend"] {
+        let mut c = core(&[("preemption", mode)]);
+        node(&mut c, 0, 2048, 1);
+        submit(&mut c, 0, 1, sized(Phase::Am, 1024, 1, 0));
+        assert_eq!(apps_placed(&mut c, 0, 0), vec![1]);
+        submit(&mut c, 1000, 2, sized(Phase::Map, 1024, 1, 1000));
+        assert!(c.drain_decisions().is_empty(), "{mode}");
+        assert!(heartbeat(&mut c, 1000, 0).is_empty(), "{mode}");
+    }
+}

@@ -11,14 +11,138 @@
 //! completion and the slots are reallocated there (A2). A phase whose tasks
 //! are all done is *virtually done* and gets a finish sequence number
 //! (FSPE's late order).
+//!
+//! A phase's tasks are kept run-length encoded ([`Tasks`]): runs of tasks
+//! with equal remaining work, so its memory does not grow with its task
+//! count (an ask for 2^31 − 1 containers is one run). Only the running
+//! prefix is ever touched, so a phase holds at most about as many runs as
+//! it has ever held virtual slots, plus the runs it was created with.
 
 use std::collections::BTreeMap;
+
+/// Virtual tasks in task-id order, run-length encoded: (remaining slot-ms,
+/// how many tasks) with adjacent runs of equal work merged. Tasks of no
+/// work are not kept.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tasks {
+    runs: Vec<(f64, u64)>,
+    count: u64,
+}
+
+impl Tasks {
+    /// `n` tasks of `work` slot-ms each.
+    pub fn uniform(work: f64, n: u64) -> Tasks {
+        let mut t = Tasks::default();
+        t.push(work, n);
+        t
+    }
+
+    /// Appends `n` tasks of `work` slot-ms each (none if `work` ≤ 0).
+    pub fn push(&mut self, work: f64, n: u64) {
+        if n == 0 || work.is_nan() || work <= 0.0 {
+            return;
+        }
+        self.count = self.count.saturating_add(n);
+        match self.runs.last_mut() {
+            Some((w, c)) if *w == work => *c = c.saturating_add(n),
+            _ => self.runs.push((work, n)),
+        }
+    }
+
+    /// How many tasks.
+    pub fn len(&self) -> u64 {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// How many runs the tasks take (the memory they hold).
+    pub fn runs(&self) -> usize {
+        self.runs.len()
+    }
+
+    /// Total remaining work (slot-ms).
+    pub fn sum(&self) -> f64 {
+        self.runs.iter().map(|(w, c)| w * *c as f64).sum()
+    }
+
+    /// Multiplies every task's work by `f` (tasks left with no work go).
+    pub fn scale(&mut self, f: f64) {
+        let old = std::mem::take(self);
+        for (w, c) in old.runs {
+            self.push(w * f, c);
+        }
+    }
+
+    /// The least work among the first `r` tasks.
+    fn min_of_first(&self, r: usize) -> Option<f64> {
+        let mut left = r as u64;
+        let mut min: Option<f64> = None;
+        for (w, c) in &self.runs {
+            if left == 0 {
+                break;
+            }
+            min = Some(min.map_or(*w, |m| m.min(*w)));
+            left = left.saturating_sub(*c);
+        }
+        min
+    }
+
+    /// Takes `step` slot-ms off each of the first `r` tasks (a run that
+    /// straddles the r-th task splits); tasks left with at most 1e-9 are
+    /// done and go. Returns whether any task finished.
+    fn advance_first(&mut self, r: usize, step: f64) -> bool {
+        let mut left = r as u64;
+        let mut out: Vec<(f64, u64)> = Vec::with_capacity(self.runs.len() + 1);
+        let mut any = false;
+        for (w, c) in std::mem::take(&mut self.runs) {
+            let ran = c.min(left);
+            left -= ran;
+            if ran > 0 {
+                let mut rest = w - step;
+                if rest <= 1e-9 {
+                    rest = 0.0;
+                    any = true;
+                }
+                if rest > 0.0 {
+                    push_run(&mut out, rest, ran);
+                } else {
+                    self.count -= ran;
+                }
+            }
+            if c > ran {
+                push_run(&mut out, w, c - ran);
+            }
+        }
+        self.runs = out;
+        any
+    }
+}
+
+fn push_run(runs: &mut Vec<(f64, u64)>, work: f64, n: u64) {
+    match runs.last_mut() {
+        Some((w, c)) if *w == work => *c += n,
+        _ => runs.push((work, n)),
+    }
+}
+
+impl FromIterator<f64> for Tasks {
+    fn from_iter<I: IntoIterator<Item = f64>>(iter: I) -> Tasks {
+        let mut t = Tasks::default();
+        for w in iter {
+            t.push(w, 1);
+        }
+        t
+    }
+}
 
 /// A phase in a pool, identified by the caller's key.
 #[derive(Clone, Debug, Default)]
 pub struct VPhase {
     /// Remaining work of the unfinished virtual tasks, in task-id order.
-    pub tasks: Vec<f64>,
+    pub tasks: Tasks,
     /// How many of the first `tasks` hold a virtual slot.
     pub running: usize,
     /// Round-robin order key (submission order), after #tasks.
@@ -30,7 +154,7 @@ pub struct VPhase {
 impl VPhase {
     /// Remaining virtual size V (slot-ms).
     pub fn size(&self) -> f64 {
-        self.tasks.iter().sum()
+        self.tasks.sum()
     }
 }
 
@@ -50,11 +174,9 @@ impl<K: Ord + Copy> Pool<K> {
         Pool { slots, phases: BTreeMap::new(), finish_counter: 0, remainders_by_submission: false }
     }
 
-    /// Adds a phase with `n` virtual tasks of `task` slot-ms each (n = 0:
-    /// virtually done at once).
-    pub fn insert(&mut self, key: K, order: u64, tasks: Vec<f64>) {
+    /// Adds a phase with these virtual tasks (none: virtually done at once).
+    pub fn insert(&mut self, key: K, order: u64, tasks: Tasks) {
         let mut p = VPhase { tasks, running: 0, order, finish_seq: None };
-        p.tasks.retain(|t| *t > 0.0);
         if p.tasks.is_empty() {
             self.finish_counter += 1;
             p.finish_seq = Some(self.finish_counter);
@@ -64,12 +186,12 @@ impl<K: Ord + Copy> Pool<K> {
     }
 
     /// Replaces a phase's virtual tasks (the S_i → S_f update), then reallocates.
-    pub fn replace_tasks(&mut self, key: K, tasks: Vec<f64>) {
+    pub fn replace_tasks(&mut self, key: K, tasks: Tasks) {
         if let Some(p) = self.phases.get_mut(&key) {
             if p.finish_seq.is_some() {
                 return; // virtually done already: stays done
             }
-            p.tasks = tasks.into_iter().filter(|t| *t > 0.0).collect();
+            p.tasks = tasks;
             if p.tasks.is_empty() {
                 self.finish_counter += 1;
                 p.finish_seq = Some(self.finish_counter);
@@ -93,7 +215,7 @@ impl<K: Ord + Copy> Pool<K> {
 
     /// A1: max-min round-robin of the slots over the unfinished phases.
     pub fn allocate(&mut self) {
-        let mut order: Vec<(usize, u64, K)> = self
+        let mut order: Vec<(u64, u64, K)> = self
             .phases
             .iter()
             .filter(|(_, p)| !p.tasks.is_empty())
@@ -111,9 +233,9 @@ impl<K: Ord + Copy> Pool<K> {
         for i in 0..n {
             let rest = n - i;
             let fair = left / rest;
-            if order[i].0 <= fair {
-                grant[i] = order[i].0;
-                left -= order[i].0;
+            if order[i].0 <= fair as u64 {
+                grant[i] = order[i].0 as usize;
+                left -= grant[i];
             } else {
                 let extra = left - fair * rest;
                 let mut uncapped: Vec<usize> = (i..n).collect();
@@ -128,14 +250,14 @@ impl<K: Ord + Copy> Pool<K> {
         }
         for ((_, _, k), g) in order.iter().zip(grant) {
             if let Some(p) = self.phases.get_mut(k) {
-                p.running = g.min(p.tasks.len());
+                p.running = g.min(usize::try_from(p.tasks.len()).unwrap_or(usize::MAX));
             }
         }
     }
 
     /// Slot-ms until the next virtual task completion, if any task runs.
     pub fn next_completion(&self) -> Option<f64> {
-        self.phases.values().flat_map(|p| p.tasks[..p.running].iter().copied()).min_by(f64::total_cmp)
+        self.phases.values().filter_map(|p| p.tasks.min_of_first(p.running)).min_by(f64::total_cmp)
     }
 
     /// When each unfinished phase would finish virtually if no phase came
@@ -164,24 +286,15 @@ impl<K: Ord + Copy> Pool<K> {
             let Some(m) = self.next_completion() else { break };
             let step = m.min(work);
             let mut any = false;
-            let keys: Vec<K> = self.phases.keys().copied().collect();
-            for k in keys {
-                let p = self.phases.get_mut(&k).expect("key listed");
+            for (k, p) in self.phases.iter_mut() {
                 if p.running == 0 {
                     continue;
                 }
-                for t in &mut p.tasks[..p.running] {
-                    *t -= step;
-                    if *t <= 1e-9 {
-                        *t = 0.0;
-                        any = true;
-                    }
-                }
-                p.tasks.retain(|t| *t > 0.0);
+                any |= p.tasks.advance_first(p.running, step);
                 if p.tasks.is_empty() && p.finish_seq.is_none() {
                     self.finish_counter += 1;
                     p.finish_seq = Some(self.finish_counter);
-                    done.push(k);
+                    done.push(*k);
                 }
             }
             work -= step;
@@ -202,8 +315,8 @@ mod tests {
     #[test]
     fn max_min_virtual_cluster_example() {
         let mut pool: Pool<u32> = Pool::new(4);
-        pool.insert(1, 1, vec![10_000.0; 8]);
-        pool.insert(2, 2, vec![10_000.0]);
+        pool.insert(1, 1, Tasks::uniform(10_000.0, 8));
+        pool.insert(2, 2, Tasks::uniform(10_000.0, 1));
         assert_eq!((pool.phases[&1].running, pool.phases[&2].running), (3, 1));
         assert_eq!(pool.advance(10_000.0), vec![2]);
         assert!((pool.phases[&1].size() - 50_000.0).abs() < 1e-6);
@@ -214,14 +327,14 @@ mod tests {
     #[test]
     fn round_robin_gives_remainders_to_the_smallest_phases() {
         let mut pool: Pool<u32> = Pool::new(5);
-        pool.insert(1, 1, vec![1.0; 10]);
-        pool.insert(2, 2, vec![1.0; 10]);
-        pool.insert(3, 3, vec![1.0; 1]);
+        pool.insert(1, 1, Tasks::uniform(1.0, 10));
+        pool.insert(2, 2, Tasks::uniform(1.0, 10));
+        pool.insert(3, 3, Tasks::uniform(1.0, 1));
         let r: Vec<usize> = pool.phases.values().map(|p| p.running).collect();
         assert_eq!(r, vec![2, 2, 1]);
         let mut pool: Pool<u32> = Pool::new(2);
         for k in 0..3 {
-            pool.insert(k, k as u64, vec![1.0; 4]);
+            pool.insert(k, k as u64, Tasks::uniform(1.0, 4));
         }
         let r: Vec<usize> = pool.phases.values().map(|p| p.running).collect();
         assert_eq!(r, vec![1, 1, 0]);
@@ -233,10 +346,34 @@ mod tests {
     #[test]
     fn projected_virtual_finish_times() {
         let mut pool: Pool<u32> = Pool::new(4);
-        pool.insert(1, 1, vec![6000.0]);
-        pool.insert(2, 2, vec![2000.0; 4]);
+        pool.insert(1, 1, Tasks::uniform(6000.0, 1));
+        pool.insert(2, 2, Tasks::uniform(2000.0, 4));
         assert_eq!(pool.projected_finish(), [(1, 6000.0), (2, 4000.0)].into());
         assert!(pool.phases[&1].size() < pool.phases[&2].size());
+    }
+
+    /// An ask for u32::MAX tasks is one run of virtual tasks: its memory
+    /// stays bounded as it ages and shares the pool, while its size and
+    /// slots are those of as many tasks (max-min: B's 2 tasks take 2 of
+    /// 4 slots, A the other 2).
+    #[test]
+    fn a_huge_phase_is_a_few_runs() {
+        let n = u64::from(u32::MAX);
+        let mut pool: Pool<u32> = Pool::new(4);
+        pool.insert(1, 1, Tasks::uniform(1000.0, n));
+        pool.insert(2, 2, Tasks::uniform(1500.0, 2));
+        assert_eq!((pool.phases[&1].running, pool.phases[&2].running), (2, 2));
+        assert_eq!(pool.phases[&1].size(), 1000.0 * n as f64);
+        for _ in 0..10 {
+            pool.advance(250.0);
+        }
+        // A's tasks 1–2 end at 1 s, 3–4 (from 1 s) at 2 s; B ends at 1.5 s
+        // and A takes all 4 slots: 5–6 (from 1.5 s) end at 2.5 s, 7–8 run
+        // since 2 s. Left: 2 tasks of 0.5 s, then n − 8 untouched.
+        assert_eq!(pool.phases[&2].finish_seq, Some(1));
+        let a = &pool.phases[&1];
+        assert_eq!((a.tasks.len(), a.tasks.runs(), a.running), (n - 6, 2, 4));
+        assert_eq!(a.size(), 2.0 * 500.0 + 1000.0 * (n - 8) as f64);
     }
 
     /// The code's JobID order (D7): 3 slots, A (submitted first, 5 tasks)
@@ -247,8 +384,8 @@ mod tests {
         for (by_submission, want) in [(false, (1, 2)), (true, (2, 1))] {
             let mut pool: Pool<u32> = Pool::new(3);
             pool.remainders_by_submission = by_submission;
-            pool.insert(1, 1, vec![1.0; 5]);
-            pool.insert(2, 2, vec![1.0; 2]);
+            pool.insert(1, 1, Tasks::uniform(1.0, 5));
+            pool.insert(2, 2, Tasks::uniform(1.0, 2));
             assert_eq!((pool.phases[&1].running, pool.phases[&2].running), want);
         }
     }
