@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-const POLICIES: [&str; 5] = ["fifo", "fair", "capacity", "kairos", "bigc"];
+const POLICIES: [&str; 6] = ["fifo", "fair", "capacity", "hfsp", "kairos", "bigc"];
 
 fn cases() -> u64 {
     std::env::var("SOJOURN_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000)
