@@ -35,7 +35,7 @@ step "clippy (every crate; the pure crates also forbid clock, thread, file, glob
 cargo clippy -q --release --workspace --all-targets -- -D warnings
 
 step "cargo test --release (workspace)"
-cargo test -q --release --workspace 2>&1 | tee /tmp/sojourn-cargo-test.log | grep -E '^(test result|failures|error|fuzz )|panicked' || true
+cargo test -q --release --workspace 2>&1 | tee /tmp/sojourn-cargo-test.log | grep -aoE '^(test result|failures|error).*|panicked.*|fuzz [a-z]+: [0-9]+ inputs.*' || true
 if grep -qE '^test result: FAILED|^error' /tmp/sojourn-cargo-test.log || ! grep -q '^test result' /tmp/sojourn-cargo-test.log; then
   echo "cargo test failed" >&2
   tail -50 /tmp/sojourn-cargo-test.log >&2
