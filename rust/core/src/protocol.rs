@@ -48,6 +48,22 @@ pub struct AppSpec {
     pub value: Option<f64>,
 }
 
+impl AppSpec {
+    /// An app of `user` in `queue`, with no name, priority 0, and no
+    /// deadline or value (what most tests and trace readers need).
+    pub fn new(app: AppId, queue: &str, user: &str) -> AppSpec {
+        AppSpec {
+            app,
+            name: String::new(),
+            queue: queue.to_string(),
+            user: user.to_string(),
+            priority: 0,
+            deadline: None,
+            value: None,
+        }
+    }
+}
+
 /// The phase of an application a request belongs to. MapReduce asks for its
 /// AM at priority 0, maps at 20 and reduces at 10; policies such as HFSP keep
 /// a separate queue per phase.

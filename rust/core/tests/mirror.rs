@@ -20,15 +20,7 @@ fn ids_near_u32_max_work_without_a_giant_allocation() {
         };
         c.add_node(spec).expect("node");
     }
-    let spec = AppSpec {
-        app: far_app,
-        name: String::new(),
-        queue: "q".into(),
-        user: "u".into(),
-        priority: 0,
-        deadline: None,
-        value: None,
-    };
+    let spec = AppSpec::new(far_app, "q", "u");
     c.add_app(spec, Time(0)).expect("app");
     c.update_asks(far_app, vec![Ask::new(Priority::MAP, Resources::new(1024, 1), 3, Phase::Map)]).expect("ask");
     assert_eq!(c.nodes_with_space().collect::<Vec<_>>(), vec![NodeId(2), far_node]);
@@ -58,15 +50,7 @@ fn a_huge_node_holds_a_bounded_number_of_containers() {
         capacity: Resources::new(u64::MAX, u32::MAX),
     };
     c.add_node(spec).expect("node");
-    let app = AppSpec {
-        app: AppId(1),
-        name: String::new(),
-        queue: "q".into(),
-        user: "u".into(),
-        priority: 0,
-        deadline: None,
-        value: None,
-    };
+    let app = AppSpec::new(AppId(1), "q", "u");
     c.add_app(app, Time(0)).expect("app");
     c.update_asks(AppId(1), vec![Ask::new(Priority::MAP, Resources::new(1, 1), u32::MAX, Phase::Map)]).expect("ask");
     let mut placed = 0;

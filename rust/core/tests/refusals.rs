@@ -43,15 +43,7 @@ fn core_with_one_running_container() -> (Core, Decision) {
         capacity: Resources::new(4096, 4),
     };
     c.handle(Time(0), Event::NodeAdded(node)).expect("node");
-    let app = AppSpec {
-        app: AppId(1),
-        name: String::new(),
-        queue: "q".into(),
-        user: "u".into(),
-        priority: 0,
-        deadline: None,
-        value: None,
-    };
+    let app = AppSpec::new(AppId(1), "q", "u");
     c.handle(Time(0), Event::AppAdded(app)).expect("app");
     let ask = Ask::new(Priority::MAP, Resources::new(1024, 1), 1, Phase::Map);
     c.handle(Time(0), Event::AsksUpdated { app: AppId(1), asks: vec![ask] }).expect("ask");

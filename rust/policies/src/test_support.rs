@@ -42,15 +42,7 @@ pub fn node_in_rack(c: &mut Core, id: u32, rack: &str, mb: u64, vcores: u32) {
 /// App `id` in `queue`, submitted at `t` (ms), asking `tasks` containers of
 /// 1 GB and 1 vcore in `phase` at that phase's MapReduce priority.
 pub fn job_in(c: &mut Core, t: u64, id: u32, queue: &str, tasks: u32, phase: Phase) {
-    let spec = AppSpec {
-        app: AppId(id),
-        name: String::new(),
-        queue: queue.into(),
-        user: "u".into(),
-        priority: 0,
-        deadline: None,
-        value: None,
-    };
+    let spec = AppSpec::new(AppId(id), queue, "u");
     c.handle(Time(t), Event::AppAdded(spec)).expect("app");
     let prio = match phase {
         Phase::Am => Priority::AM,

@@ -26,15 +26,7 @@ fn allocations(ds: &[Decision]) -> Vec<(u32, sojourn_core::ContainerId)> {
 }
 
 fn app(c: &mut Core, t: u64, id: u32, count: u32, phase: Phase) {
-    let spec = AppSpec {
-        app: AppId(id),
-        name: format!("app{id}"),
-        queue: "default".into(),
-        user: "u".into(),
-        priority: 0,
-        deadline: None,
-        value: None,
-    };
+    let spec = AppSpec { name: format!("app{id}"), ..AppSpec::new(AppId(id), "default", "u") };
     c.handle(Time(t), Event::AppAdded(spec)).expect("app");
     let prio = if phase == Phase::Reduce { Priority::REDUCE } else { Priority::MAP };
     let mut ask = Ask::new(prio, Resources::new(1024, 1), count, phase);

@@ -92,19 +92,8 @@ fn check_policy(name: &str, params: &[(&str, &str)], nodes: &[(u8, u8)], ops: &[
             Op::AddApp { user } => {
                 let app = AppId(apps);
                 apps += 1;
-                core.handle(
-                    now,
-                    Event::AppAdded(AppSpec {
-                        app,
-                        name: String::new(),
-                        queue: "default".into(),
-                        user: format!("user{user}"),
-                        priority: 0,
-                        deadline: None,
-                        value: None,
-                    }),
-                )
-                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                core.handle(now, Event::AppAdded(AppSpec::new(app, "default", &format!("user{user}"))))
+                    .map_err(|e| TestCaseError::fail(e.to_string()))?;
             }
             Op::Ask { app, prio, mem_gb, vcores, count } => {
                 let app = AppId(*app as u32);

@@ -48,15 +48,7 @@ fn node_update(policy: &str) -> (f64, f64, usize) {
     let mut now = Time::ZERO;
     for a in 0..1000u32 {
         now = now.plus(10);
-        let spec = AppSpec {
-            app: AppId(a),
-            name: String::new(),
-            queue: "default".into(),
-            user: format!("u{}", a % 10),
-            priority: 0,
-            deadline: None,
-            value: None,
-        };
+        let spec = AppSpec::new(AppId(a), "default", &format!("u{}", a % 10));
         core.handle(now, Event::AppAdded(spec)).expect("app");
         let mut ask = Ask::new(Priority::MAP, Resources::new(1024, 1), 20, Phase::Map);
         ask.est_task_ms = Some(30_000);

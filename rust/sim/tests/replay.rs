@@ -11,15 +11,7 @@ use sojourn_sim::replay::{cli, replay, ReplayOptions};
 use std::collections::BTreeMap;
 
 fn app(id: u32, queue: &str) -> Event {
-    Event::AppAdded(AppSpec {
-        app: AppId(id),
-        name: String::new(),
-        queue: queue.into(),
-        user: "u".into(),
-        priority: 0,
-        deadline: None,
-        value: None,
-    })
+    Event::AppAdded(AppSpec::new(AppId(id), queue, "u"))
 }
 
 fn asks(id: u32, n: u32) -> Event {

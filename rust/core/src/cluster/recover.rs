@@ -95,15 +95,7 @@ mod tests {
             capacity: Resources::new(4096, 4),
         })
         .expect("node");
-        let spec = AppSpec {
-            app: AppId(1),
-            name: String::new(),
-            queue: "default".into(),
-            user: "u".into(),
-            priority: 0,
-            deadline: None,
-            value: None,
-        };
+        let spec = AppSpec::new(AppId(1), "default", "u");
         c.add_app(spec, Time(0)).expect("app");
         c
     }

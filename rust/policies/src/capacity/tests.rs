@@ -50,15 +50,7 @@ impl Harness {
     }
 
     pub fn app(&mut self, id: u32, queue: &str, user: &str, priority: i32) {
-        self.ev(Event::AppAdded(AppSpec {
-            app: AppId(id),
-            name: String::new(),
-            queue: queue.into(),
-            user: user.into(),
-            priority,
-            deadline: None,
-            value: None,
-        }));
+        self.ev(Event::AppAdded(AppSpec { priority, ..AppSpec::new(AppId(id), queue, user) }));
     }
 
     pub fn ask_with(&mut self, app: u32, ask: Ask) {

@@ -158,13 +158,8 @@ fn run(kv: &[(&str, &str)], nodes: &[(u8, u8)], ops: &[Op], conserving: bool) ->
         match op {
             Op::AddApp { queue, user, prio } => {
                 d.handle(Event::AppAdded(AppSpec {
-                    app: AppId(apps),
-                    name: String::new(),
-                    queue: QUEUES[*queue as usize % QUEUES.len()].into(),
-                    user: format!("u{user}"),
                     priority: *prio as i32,
-                    deadline: None,
-                    value: None,
+                    ..AppSpec::new(AppId(apps), QUEUES[*queue as usize % QUEUES.len()], &format!("u{user}"))
                 }));
                 apps += 1;
             }

@@ -84,15 +84,7 @@ fn run(cfg: &[(&str, &str)], nodes: &[(u8, u8)], ops: &[Op], unit: bool) -> Resu
         let mut scheduled = false;
         match op {
             Op::AddApp { queue, user } => {
-                let spec = AppSpec {
-                    app: AppId(apps),
-                    name: String::new(),
-                    queue: QUEUES[*queue as usize % QUEUES.len()].into(),
-                    user: format!("user{user}"),
-                    priority: 0,
-                    deadline: None,
-                    value: None,
-                };
+                let spec = AppSpec::new(AppId(apps), QUEUES[*queue as usize % QUEUES.len()], &format!("user{user}"));
                 apps += 1;
                 core.handle(now, Event::AppAdded(spec)).map_err(fail)?;
             }

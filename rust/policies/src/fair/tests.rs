@@ -33,15 +33,7 @@ fn config_error(kv: &[(&str, &str)]) -> String {
 }
 
 fn app(c: &mut Core, t: u64, id: u32, queue: &str, user: &str) {
-    let spec = AppSpec {
-        app: AppId(id),
-        name: String::new(),
-        queue: queue.into(),
-        user: user.into(),
-        priority: 0,
-        deadline: None,
-        value: None,
-    };
+    let spec = AppSpec::new(AppId(id), queue, user);
     c.handle(Time(t), Event::AppAdded(spec)).expect("app");
 }
 

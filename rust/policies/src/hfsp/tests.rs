@@ -37,15 +37,7 @@ fn job_of(c: &mut Core, t: u64, id: u32, tasks: u32, est_ms: u64, phase: Phase) 
 
 /// App `id` submitted at `t` with `ask`.
 fn submit(c: &mut Core, t: u64, id: u32, ask: Ask) {
-    let spec = AppSpec {
-        app: AppId(id),
-        name: String::new(),
-        queue: "q".into(),
-        user: "u".into(),
-        priority: 0,
-        deadline: None,
-        value: None,
-    };
+    let spec = AppSpec::new(AppId(id), "q", "u");
     c.handle(Time(t), Event::AppAdded(spec)).expect("app");
     c.handle(Time(t), Event::AsksUpdated { app: AppId(id), asks: vec![ask] }).expect("ask");
 }
