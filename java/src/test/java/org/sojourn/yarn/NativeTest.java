@@ -58,12 +58,27 @@ public class NativeTest {
   }
 
   @Test
-  public void malformedEventsAreAnIllegalArgument() {
+  public void aBatchThatIsNotAnArrayIsAnIllegalArgument() {
     try (Native n = Native.open("fifo", Collections.emptyMap(), "", 3)) {
-      n.handle(0, "[{\"type\":\"warp_drive\"}]");
+      n.handle(0, "{\"type\":\"node_heartbeat\",\"node\":1}");
       fail("expected an exception");
     } catch (IllegalArgumentException e) {
       assertTrue(e.getMessage(), e.getMessage().contains("bad input"));
+    }
+  }
+
+  /** A malformed event inside a batch is refused alone, by index, as an error; the rest applies. */
+  @Test
+  public void aMalformedEventIsRefusedAloneWithItsKind() {
+    try (Native n = Native.open("fifo", Collections.emptyMap(), "", 3)) {
+      Protocol.Response r = Protocol.decode(n.handle(0, "[{\"type\":\"warp_drive\"},"
+          + "{\"type\":\"node_added\",\"node\":1,\"name\":\"h1\",\"rack\":\"/r\","
+          + "\"capacity\":{\"memory_mb\":1024,\"vcores\":1}}]"));
+      assertEquals(1, r.errors.size());
+      assertEquals(0, r.errors.get(0).index);
+      assertEquals(Protocol.Refusal.ERROR, r.errors.get(0).kind);
+      assertTrue(r.errors.get(0).message, r.errors.get(0).message.contains("warp_drive"));
+      assertTrue(n.describe(), n.describe().contains("\"nodes\":1"));
     }
   }
 
