@@ -179,6 +179,36 @@ final class Protocol {
     }
   }
 
+  /**
+   * A decision the shim could not apply: why, and whether it could succeed
+   * later. A suspension under suspend=reject never will (the core then stops
+   * offering that container as a victim), nor will anything about an
+   * application, node or container that is gone; an unknown decision or an
+   * exception shows a bug; the rest (no room yet, a request withdrawn
+   * meanwhile) may succeed later.
+   */
+  static final class Refused {
+    final String why;
+    final Refusal kind;
+
+    private Refused(String why, Refusal kind) {
+      this.why = why;
+      this.kind = kind;
+    }
+
+    static Refused retry(String why) {
+      return new Refused(why, Refusal.RETRY);
+    }
+
+    static Refused never(String why) {
+      return new Refused(why, Refusal.NEVER);
+    }
+
+    static Refused error(String why) {
+      return new Refused(why, Refusal.ERROR);
+    }
+  }
+
   static ObjectNode rejected(JsonNode decision, String reason, Refusal kind) {
     ObjectNode o = event("rejected");
     o.set("decision", decision);

@@ -187,6 +187,8 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
   private final AtomicBoolean warnedNoAgent = new AtomicBoolean();
   /** How long after start-up (and since the last read) a suspension with no agent reading is warned about. */
   static final long AGENT_SILENCE_MS = 60_000;
+  private static final String NO_SUSPEND =
+      SojournConfig.SUSPEND + "=reject: this ResourceManager does not suspend containers";
 
   /** The largest core container id seen: ids the shim gives recovered containers go past it. */
   private final AtomicLong maxCoreId = new AtomicLong();
@@ -661,10 +663,7 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     appsById.put(coreId, attempt);
     RMApp rmApp = rmContext.getRMApps().get(attemptId.getApplicationId());
     Compat.submitAppAttempt(q.getMetrics(), app.getUser(), isUnmanaged(rmApp));
-    int prio = rmApp != null && rmApp.getApplicationPriority() != null
-        ? rmApp.getApplicationPriority().getPriority() : 0;
-    pending.add(Protocol.appAdded(coreId, rmApp == null ? "" : rmApp.getName(), q.getPath(),
-        app.getUser(), prio));
+    pending.add(appAdded(attempt));
     LOG.info("sojourn: added attempt {} (core app {}) of {}", attemptId, coreId, app.getUser());
     if (transferState) {
       // Work-preserving AM restart: the previous attempt's running containers
@@ -677,6 +676,15 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
       rmContext.getDispatcher().getEventHandler().handle(
           new RMAppAttemptEvent(attemptId, RMAppAttemptEventType.ATTEMPT_ADDED));
     }
+  }
+
+  /** The core's AppAdded for a live attempt: its app's name and priority, queue and user. */
+  private ObjectNode appAdded(SojournAppAttempt a) {
+    RMApp rmApp = rmContext.getRMApps().get(a.getApplicationId());
+    int prio = rmApp != null && rmApp.getApplicationPriority() != null
+        ? rmApp.getApplicationPriority().getPriority() : 0;
+    return Protocol.appAdded(a.coreId(), rmApp == null ? "" : rmApp.getName(),
+        ((SojournQueue) a.getQueue()).getPath(), a.getUser(), prio);
   }
 
   private static boolean isUnmanaged(RMApp app) {
@@ -804,11 +812,7 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
       if (a.isStopped()) {
         continue;
       }
-      RMApp rmApp = rmContext.getRMApps().get(a.getApplicationId());
-      int prio = rmApp != null && rmApp.getApplicationPriority() != null
-          ? rmApp.getApplicationPriority().getPriority() : 0;
-      batch.add(Protocol.appAdded(a.coreId(), rmApp == null ? "" : rmApp.getName(),
-          ((SojournQueue) a.getQueue()).getPath(), a.getUser(), prio));
+      batch.add(appAdded(a));
       Set<Integer> prios = new HashSet<>();
       for (SchedulerRequestKey k : a.getSchedulerKeys()) {
         prios.add(k.getPriority().getPriority());
@@ -1214,64 +1218,43 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     List<ObjectNode> out = new ArrayList<>();
     for (JsonNode d : decisions) {
       String type = d.path("type").asText();
-      String why;
+      Protocol.Refused refused;
       try {
         switch (type) {
           case "allocate":
-            why = applyAllocate(d, out);
+            refused = applyAllocate(d, out);
             break;
           case "preempt":
-            why = applyPreempt(d, now);
+            refused = applyPreempt(d, now);
             break;
           case "reserve":
           case "unreserve":
             // The core holds the node for the app; YARN needs no reserved container
             // because nothing but the core places containers.
             LOG.debug("sojourn: {}", d);
-            why = null;
+            refused = null;
             break;
           case "resume":
-            why = applyResume(d);
+            refused = applyResume(d);
             break;
           default:
-            why = "unknown decision type '" + type + "'";
+            refused = Protocol.Refused.error("unknown decision type '" + type + "'");
         }
       } catch (RuntimeException e) {
         LOG.warn("sojourn: error applying " + d, e);
-        why = "error applying the decision: " + e;
+        refused = Protocol.Refused.error("error applying the decision: " + e);
       }
-      if (why != null) {
+      if (refused != null) {
         rejections.incrementAndGet();
-        Protocol.Refusal kind = refusalKind(type, d, why);
-        LOG.debug("sojourn: rejected {} ({}): {}", d, kind, why);
-        out.add(Protocol.rejected(d, why, kind));
+        LOG.debug("sojourn: rejected {} ({}): {}", d, refused.kind, refused.why);
+        out.add(Protocol.rejected(d, refused.why, refused.kind));
       }
     }
     return out;
   }
 
-  /**
-   * Whether a refused decision could succeed later. A suspension under
-   * suspend=reject never will (the core then stops offering that container as
-   * a victim), nor will anything about an application, node or container that
-   * is gone; an unknown decision or an exception shows a bug; the rest (no
-   * room yet, a request withdrawn meanwhile) may succeed later.
-   */
-  private Protocol.Refusal refusalKind(String type, JsonNode d, String why) {
-    if ("preempt".equals(type) && "suspend".equals(d.path("mode").asText()) && "reject".equals(suspendMode)) {
-      return Protocol.Refusal.NEVER;
-    }
-    if (why.endsWith(" is gone")) {
-      return Protocol.Refusal.NEVER;
-    }
-    if (why.startsWith("unknown decision type") || why.startsWith("error applying")) {
-      return Protocol.Refusal.ERROR;
-    }
-    return Protocol.Refusal.RETRY;
-  }
-
-  /** Returns null when applied, else why not. */
-  private String applyAllocate(JsonNode d, List<ObjectNode> out) {
+  /** Returns null when applied, else why not and whether it could succeed later. */
+  private Protocol.Refused applyAllocate(JsonNode d, List<ObjectNode> out) {
     long cid = d.path("container").asLong();
     int appId = d.path("app").asInt();
     int priority = d.path("priority").asInt();
@@ -1279,12 +1262,12 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     JsonNode res = d.path("resources");
     SojournAppAttempt a = appsById.get(appId);
     if (a == null || a.isStopped()) {
-      return "application " + appId + " is gone";
+      return Protocol.Refused.never("application " + appId + " is gone");
     }
     NodeId nid = nodesById.get(nodeNum);
     FiCaSchedulerNode node = nid == null ? null : nodeTracker.getNode(nid);
     if (node == null) {
-      return "node " + nodeNum + " is gone";
+      return Protocol.Refused.never("node " + nodeNum + " is gone");
     }
     SchedulerRequestKey key = null;
     Resource cap = null;
@@ -1300,17 +1283,17 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
       }
     }
     if (key == null) {
-      return "YARN has no outstanding request of " + a.getApplicationAttemptId() + " at priority "
-          + priority + " for " + res;
+      return Protocol.Refused.retry("YARN has no outstanding request of " + a.getApplicationAttemptId() + " at priority "
+          + priority + " for " + res);
     }
     Resource room = roomFor(node);
     if (!Resources.fitsIn(cap, room)) {
-      return cap + " does not fit on " + nid + " (unallocated " + node.getUnallocatedResource()
+      return Protocol.Refused.retry(cap + " does not fit on " + nid + " (unallocated " + node.getUnallocatedResource()
           + (room == node.getUnallocatedResource() ? "" : ", with suspended containers' vcores " + room)
-          + ")";
+          + ")");
     }
     if (SchedulerAppUtils.isPlaceBlacklisted(a, node, LOG)) {
-      return nid + " is blacklisted for " + a.getApplicationAttemptId();
+      return Protocol.Refused.retry(nid + " is blacklisted for " + a.getApplicationAttemptId());
     }
     NodeType type = localityOf(a, key, node);
     ContainerId id = BuilderUtils.newContainerId(a.getApplicationAttemptId(), a.getNewContainerId());
@@ -1327,7 +1310,7 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
       rmc = a.allocate(type, node, key, c);
       if (rmc == null) {
         coreIdOf.remove(id);
-        return "the attempt stopped or withdrew its request meanwhile";
+        return Protocol.Refused.retry("the attempt stopped or withdrew its request meanwhile");
       }
       node.allocateContainer(rmc);
       containers.put(cid, rmc);
@@ -1401,32 +1384,32 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     return rack ? NodeType.RACK_LOCAL : NodeType.OFF_SWITCH;
   }
 
-  private String applyPreempt(JsonNode d, long now) {
+  private Protocol.Refused applyPreempt(JsonNode d, long now) {
     long cid = d.path("container").asLong();
     String mode = d.path("mode").asText();
     if (!"kill".equals(mode) && !"suspend".equals(mode)) {
-      return "unknown preemption mode '" + mode + "'";
+      return Protocol.Refused.retry("unknown preemption mode '" + mode + "'");
     }
     if ("suspend".equals(mode) && "reject".equals(suspendMode)) {
       if (warnedRejectedSuspend.compareAndSet(false, true)) {
         LOG.warn("sojourn: policy {} suspends containers, but {}=reject: its suspend decisions go "
             + "back to it (set agent or kill)", activePolicy, SojournConfig.SUSPEND);
       }
-      return SojournConfig.SUSPEND + "=reject: this ResourceManager does not suspend containers";
+      return Protocol.Refused.never(NO_SUSPEND);
     }
     RMContainer rmc = containers.get(cid);
     if (rmc == null) {
-      return "container " + cid + " is gone";
+      return Protocol.Refused.never("container " + cid + " is gone");
     }
     SojournAppAttempt a = getCurrentAttemptForContainer(rmc.getContainerId());
     if (a == null) {
-      return "the application of container " + cid + " is gone";
+      return Protocol.Refused.never("the application of container " + cid + " is gone");
     }
     if ("suspend".equals(mode) && "agent".equals(suspendMode)) {
       // It stays RUNNING and keeps its resources in YARN's books (see
       // roomFor); the NodeManager's agent pauses it at its next poll.
       if (suspended.putIfAbsent(rmc.getContainerId(), rmc) != null) {
-        return "container " + rmc.getContainerId() + " is already suspended";
+        return Protocol.Refused.retry("container " + rmc.getContainerId() + " is already suspended");
       }
       suspensions.incrementAndGet();
       LOG.info("sojourn: suspending {} of {} on {} (core {}): its NodeManager pauses it",
@@ -1441,7 +1424,7 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
       return null;
     }
     if (killAt.containsKey(rmc.getContainerId())) {
-      return "container " + rmc.getContainerId() + " is already being preempted";
+      return Protocol.Refused.retry("container " + rmc.getContainerId() + " is already being preempted");
     }
     if ("suspend".equals(mode)) {
       // suspend=kill. Accepted as the core sent it: its mirror now holds the
@@ -1463,12 +1446,12 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     return null;
   }
 
-  /** Returns null when applied, else why not. */
-  private String applyResume(JsonNode d) {
+  /** Returns null when applied, else why not and whether it could succeed later. */
+  private Protocol.Refused applyResume(JsonNode d) {
     long cid = d.path("container").asLong();
     RMContainer rmc = containers.get(cid);
     if (rmc == null) {
-      return "container " + cid + " is gone";
+      return Protocol.Refused.never("container " + cid + " is gone");
     }
     ContainerId id = rmc.getContainerId();
     if (suspended.remove(id) != null) {
@@ -1487,9 +1470,9 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
       return null;
     }
     if ("reject".equals(suspendMode)) {
-      return SojournConfig.SUSPEND + "=reject: this ResourceManager does not suspend containers";
+      return Protocol.Refused.retry(NO_SUSPEND);
     }
-    return "container " + id + " is not suspended";
+    return Protocol.Refused.retry("container " + id + " is not suspended");
   }
 
   private void killExpired(long now) {
