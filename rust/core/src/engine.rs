@@ -1,18 +1,76 @@
-//! The core a driver holds: the mirror plus one policy, driven raft-style.
-//! `handle(now, event)` applies an input; `poll_decision()` pulls outputs in
-//! order; `poll_timeout()` says when the policy next wants to be woken and
-//! `handle_timeout(now)` wakes it. No clock, no threads, no I/O: the same
-//! inputs give the same decisions.
+//! The core a host holds: the mirror plus one policy, driven by one cycle.
+//!
+//! # The cycle
+//!
+//! A host (the simulator, the YARN shim through JNI, a replay) calls
+//! [`Core::step`]`(now, events)` and gets a [`Step`] back, as raft-rs hosts
+//! call `ready()` and `advance()`:
+//!
+//! 1. the clock moves to `now` (a host whose clock went backwards gets
+//!    [`CoreError::ClockBackwards`] and nothing is applied);
+//! 2. the policy's timers due at or before `now` fire
+//!    ([`Policy::on_wake`]);
+//! 3. the events apply in order; one the core refuses is reported in
+//!    [`Step::refused`] with its index and [`RefusalKind`], and the rest
+//!    still apply;
+//! 4. the step returns every decision made, and when the policy next wants
+//!    to be woken ([`Step::next_wake`]).
+//!
+//! The host carries the decisions out. What that brings back (a
+//! confirmation, a rejection, a completion of a killed container, a new ask
+//! from an AM) goes into the host's *next* step, never into the middle of
+//! this one. A host with nothing to send calls `step(now, [])` once
+//! `next_wake` has passed.
+//!
+//! No clock, no threads, no I/O: the same steps give the same decisions.
 
 use crate::cluster::{Cluster, Recovered};
 use crate::error::{CoreError, Result};
-use crate::ids::TimerToken;
 use crate::policy::{Ctx, Policy};
-use crate::protocol::{Decision, Event, PreemptMode, RefusalKind};
+use crate::protocol::{Decision, Event, PreemptMode, Record, RefusalKind};
 use crate::resources::Resources;
 use crate::rng::Rng;
 use crate::time::Time;
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
+
+/// What one [`Core::step`] produced.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use]
+pub struct Step {
+    /// Every decision, in the order the policy made them.
+    pub decisions: Vec<Decision>,
+    /// The events the core refused, by their index in the step's input.
+    pub refused: Vec<RefusedEvent>,
+    /// When the policy next wants a step, if ever.
+    pub next_wake: Option<Time>,
+}
+
+/// An event of a step the core did not apply (the mirror is as it was);
+/// `error.kind()` says whether it could succeed later, never, or shows a bug.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RefusedEvent {
+    pub index: usize,
+    pub error: CoreError,
+}
+
+/// What a replay produced: every decision, and each refused event with the
+/// index of its record.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReplayOutcome {
+    pub decisions: Vec<Decision>,
+    pub refused: Vec<(usize, RefusedEvent)>,
+}
+
+impl Step {
+    /// The first refusal as an error, for hosts to which any refusal is a bug
+    /// (the simulator, which generates its own events).
+    pub fn check(self) -> Result<Step> {
+        match self.refused.first() {
+            Some(r) => Err(r.error.clone()),
+            None => Ok(self),
+        }
+    }
+}
 
 /// Settings of the core itself, shared by every policy.
 #[derive(Clone, Debug, Default)]
@@ -38,7 +96,6 @@ pub struct Core {
     cluster: Cluster,
     policy: Box<dyn Policy>,
     out: VecDeque<Decision>,
-    timers: BTreeSet<(Time, TimerToken)>,
     rng: Rng,
     network_delay_ms: u64,
     stats: CoreStats,
@@ -51,7 +108,6 @@ impl Core {
             cluster: Cluster::new(config.max_allocation),
             policy,
             out: VecDeque::new(),
-            timers: BTreeSet::new(),
             rng: Rng::seeded(config.seed),
             network_delay_ms: config.network_delay_ms,
             stats: CoreStats::default(),
@@ -65,15 +121,67 @@ impl Core {
     pub fn policy(&self) -> &dyn Policy {
         self.policy.as_ref()
     }
+    /// The policy as its own type, for tests that check its books.
+    pub fn policy_as<P: Policy>(&self) -> Option<&P> {
+        let any: &dyn std::any::Any = self.policy.as_ref();
+        any.downcast_ref::<P>()
+    }
     pub fn stats(&self) -> &CoreStats {
         &self.stats
     }
 
-    /// Applies one input. An error leaves the mirror as it was before the
-    /// event (each mutation validates before it changes anything).
-    pub fn handle(&mut self, now: Time, event: Event) -> Result<()> {
-        let now = now.max(self.last_now); // time never runs backwards
+    /// One cycle: fire the policy's due timers, apply `events` in order,
+    /// return the decisions (see the module docs). Only a clock that went
+    /// backwards fails the whole step; a refused event is reported in
+    /// [`Step::refused`] and the others still apply.
+    pub fn step(&mut self, now: Time, events: impl IntoIterator<Item = Event>) -> Result<Step> {
+        if now < self.last_now {
+            return Err(CoreError::ClockBackwards { now, last: self.last_now });
+        }
         self.last_now = now;
+        self.wake(now);
+        let mut refused = Vec::new();
+        for (index, event) in events.into_iter().enumerate() {
+            if let Err(e) = self.apply(now, event) {
+                refused.push(RefusedEvent { index, error: e });
+            }
+        }
+        Ok(Step { decisions: self.out.drain(..).collect(), refused, next_wake: self.next_wake() })
+    }
+
+    /// Replays a recording into this core, step by step as it was recorded
+    /// (the one replay loop: `sojourn replay` and the bridge use it).
+    pub fn replay(&mut self, records: impl IntoIterator<Item = Record>) -> Result<ReplayOutcome> {
+        let mut out = ReplayOutcome::default();
+        for (i, r) in records.into_iter().enumerate() {
+            let now = r.now;
+            let step = self.step(now, r.into_events())?;
+            out.decisions.extend(step.decisions);
+            out.refused.extend(step.refused.into_iter().map(|e| (i, e)));
+        }
+        Ok(out)
+    }
+
+    /// When the policy next wants a step.
+    pub fn next_wake(&self) -> Option<Time> {
+        self.policy.next_wake()
+    }
+
+    /// The time of the last step.
+    pub fn now(&self) -> Time {
+        self.last_now
+    }
+
+    /// Fires every timer due at or before `now`.
+    fn wake(&mut self, now: Time) {
+        if self.policy.next_wake().is_some_and(|t| t <= now) {
+            self.with_ctx(now, |p, ctx| p.on_wake(ctx));
+        }
+    }
+
+    /// Applies one event. An error leaves the mirror as it was before the
+    /// event (each mutation validates before it changes anything).
+    fn apply(&mut self, now: Time, event: Event) -> Result<()> {
         self.stats.events += 1;
         match &event {
             Event::NodeAdded(spec) => self.cluster.add_node(spec.clone())?,
@@ -141,38 +249,14 @@ impl Core {
         }
     }
 
-    /// When the policy next wants to be woken.
-    pub fn poll_timeout(&self) -> Option<Time> {
-        self.timers.first().map(|(t, _)| *t)
-    }
-
-    /// Fires every timer due at or before `now`, in (time, token) order.
-    pub fn handle_timeout(&mut self, now: Time) {
-        let now = now.max(self.last_now);
-        self.last_now = now;
-        while let Some(&(t, token)) = self.timers.first() {
-            if t > now {
-                break;
-            }
-            self.timers.pop_first();
-            self.with_ctx(now, |p, ctx| p.on_timer(ctx, token));
-        }
-    }
-
-    /// The next decision, in the order the policy made them.
-    pub fn poll_decision(&mut self) -> Option<Decision> {
-        self.out.pop_front()
-    }
-
-    /// All pending decisions at once.
-    pub fn drain_decisions(&mut self) -> Vec<Decision> {
-        self.out.drain(..).collect()
+    /// A snapshot for operators: the policy's own view at the last step's time.
+    pub fn describe(&self) -> serde_json::Value {
+        self.policy.describe(&self.cluster, self.last_now)
     }
 
     fn with_ctx(&mut self, now: Time, f: impl FnOnce(&mut dyn Policy, &mut Ctx<'_>)) {
         let before = self.out.len();
-        let mut ctx =
-            Ctx::new(now, &mut self.cluster, &mut self.out, &mut self.timers, &mut self.rng, self.network_delay_ms);
+        let mut ctx = Ctx::new(now, &mut self.cluster, &mut self.out, &mut self.rng, self.network_delay_ms);
         f(self.policy.as_mut(), &mut ctx);
         for d in self.out.iter().skip(before) {
             match d {

@@ -2,6 +2,7 @@
 
 use crate::ids::{AppId, ContainerId, NodeId};
 use crate::protocol::RefusalKind;
+use crate::time::Time;
 use std::fmt;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -24,6 +25,12 @@ pub enum CoreError {
     InvalidDecision(String),
     /// Anything else a driver sent that cannot be applied.
     BadEvent(String),
+    /// A host stepped the core at a time before its previous step: its
+    /// clock is not monotonic (a bug in the host, never clamped silently).
+    ClockBackwards {
+        now: Time,
+        last: Time,
+    },
 }
 
 impl fmt::Display for CoreError {
@@ -38,6 +45,9 @@ impl fmt::Display for CoreError {
             CoreError::Config(m) => write!(f, "configuration error: {m}"),
             CoreError::InvalidDecision(m) => write!(f, "policy produced an invalid decision: {m}"),
             CoreError::BadEvent(m) => write!(f, "bad event: {m}"),
+            CoreError::ClockBackwards { now, last } => {
+                write!(f, "the host's clock went backwards: a step at {now} after one at {last}")
+            }
         }
     }
 }
@@ -53,7 +63,9 @@ impl CoreError {
             | CoreError::UnknownContainer(_)
             | CoreError::BadResource { .. }
             | CoreError::BadEvent(_) => RefusalKind::Never,
-            CoreError::Config(_) | CoreError::InvalidDecision(_) => RefusalKind::Error,
+            CoreError::Config(_) | CoreError::InvalidDecision(_) | CoreError::ClockBackwards { .. } => {
+                RefusalKind::Error
+            }
         }
     }
 }

@@ -26,8 +26,6 @@ id!(/// An application (YARN application attempt).
     AppId, u32, "app#");
 id!(/// A container. Allocated containers get ids from the core's own counter.
     ContainerId, u64, "container#");
-id!(/// A timer token a policy chose when it asked to be woken.
-    TimerToken, u64, "timer#");
 
 /// YARN's request priority: *lower value = more important*. MapReduce asks for
 /// its AM at 0, maps at 20 and reduces at 10.

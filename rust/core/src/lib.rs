@@ -10,6 +10,7 @@
 pub mod cluster;
 pub mod engine;
 pub mod error;
+pub mod harness;
 pub mod ids;
 pub mod params;
 pub mod policy;
@@ -17,11 +18,13 @@ pub mod protocol;
 pub mod resources;
 pub mod rng;
 pub mod time;
+pub mod timer;
 
 pub use cluster::{App, AskState, Cluster, Container, ContainerState, Node, RackId, Recovered, Refusal};
-pub use engine::{Core, CoreConfig, CoreStats};
+pub use engine::{Core, CoreConfig, CoreStats, RefusedEvent, ReplayOutcome, Step};
 pub use error::{CoreError, Result};
-pub use ids::{AppId, ContainerId, NodeId, Priority, TimerToken};
+pub use harness::Harness;
+pub use ids::{AppId, ContainerId, NodeId, Priority};
 pub use params::{ParamKind, ParamSpec, Params};
 pub use policy::{Ctx, Policy};
 pub use protocol::{
@@ -30,3 +33,4 @@ pub use protocol::{
 pub use resources::{Calculator, Resources};
 pub use rng::Rng;
 pub use time::Time;
+pub use timer::TimerTable;

@@ -12,17 +12,19 @@
 //!   opportunity: *order* apps, *filter* by fit and locality, *allocate* or
 //!   *reserve* on this node.
 //! - [`Policy::on_schedule`]: event-driven drivers offer all free nodes at once.
-//! - [`Policy::on_timer`]: a wake-up the policy asked for with [`Ctx::wake_at`].
+//! - [`Policy::on_wake`]: the time the policy gave in [`Policy::next_wake`]
+//!   has come (it keeps its timers in a [`TimerTable`](crate::TimerTable)).
+//! - [`Policy::describe`]: a snapshot of its state for operators.
 
 use crate::cluster::{Cluster, Container};
 use crate::error::Result;
-use crate::ids::{AppId, ContainerId, NodeId, Priority, TimerToken};
+use crate::ids::{AppId, ContainerId, NodeId, Priority};
 use crate::protocol::{Decision, Event, PreemptMode};
 use crate::rng::Rng;
 use crate::time::Time;
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
-pub trait Policy: Send {
+pub trait Policy: Send + std::any::Any {
     /// The policy's registry name (`fifo`, `fair`, ...).
     fn name(&self) -> &'static str;
 
@@ -54,12 +56,21 @@ pub trait Policy: Send {
         }
     }
 
-    /// A timer the policy set has fired.
-    fn on_timer(&mut self, _ctx: &mut Ctx<'_>, _token: TimerToken) {}
+    /// When the policy next wants to be woken: the first deadline of its
+    /// [`TimerTable`](crate::TimerTable), asked after every call.
+    fn next_wake(&self) -> Option<Time> {
+        None
+    }
+
+    /// The time of [`Policy::next_wake`] has come: fire every timer due at
+    /// or before `ctx.now` (including ones set while firing), e.g. with
+    /// `while let Some(t) = self.timers.pop_due(ctx.now) { ... }`.
+    fn on_wake(&mut self, _ctx: &mut Ctx<'_>) {}
 
     /// A snapshot of the policy's own state for operators (queue tree,
-    /// virtual times ...): the shim serves it over REST, the simulator logs it.
-    fn describe(&self, _cluster: &Cluster) -> serde_json::Value {
+    /// virtual times ...) at `now`: the shim serves it over REST, the
+    /// simulator logs it.
+    fn describe(&self, _cluster: &Cluster, _now: Time) -> serde_json::Value {
         serde_json::Value::Null
     }
 }
@@ -73,7 +84,6 @@ pub struct Ctx<'a> {
     pub network_delay_ms: u64,
     cluster: &'a mut Cluster,
     out: &'a mut VecDeque<Decision>,
-    timers: &'a mut BTreeSet<(Time, TimerToken)>,
 }
 
 impl<'a> Ctx<'a> {
@@ -81,11 +91,10 @@ impl<'a> Ctx<'a> {
         now: Time,
         cluster: &'a mut Cluster,
         out: &'a mut VecDeque<Decision>,
-        timers: &'a mut BTreeSet<(Time, TimerToken)>,
         rng: &'a mut Rng,
         network_delay_ms: u64,
     ) -> Ctx<'a> {
-        Ctx { now, rng, network_delay_ms, cluster, out, timers }
+        Ctx { now, rng, network_delay_ms, cluster, out }
     }
 
     pub fn cluster(&self) -> &Cluster {
@@ -125,17 +134,6 @@ impl<'a> Ctx<'a> {
         self.cluster.resume(container, self.now)?;
         self.out.push_back(Decision::Resume { container });
         Ok(())
-    }
-
-    /// Asks to be woken at `at` with `token` (ignored if `at` is not later
-    /// than now: the policy is already running).
-    pub fn wake_at(&mut self, at: Time, token: TimerToken) {
-        self.timers.insert((at.max(self.now), token));
-    }
-
-    /// Cancels every pending wake-up with this token.
-    pub fn cancel_timer(&mut self, token: TimerToken) {
-        self.timers.retain(|(_, t)| *t != token);
     }
 
     /// Containers of `app`, running or suspended.

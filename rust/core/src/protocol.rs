@@ -283,13 +283,31 @@ pub enum Decision {
     Resume { container: ContainerId },
 }
 
-/// One line of a flight recording: an event and the time it was applied at,
-/// or a timer firing (`event` absent).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One line of a flight recording: one [`Core::step`](crate::Core::step),
+/// its time and its events in order (none: a step that only fired timers).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Record {
     pub now: Time,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<Event>,
+    /// Recordings made before steps were recorded whole held one event a
+    /// line here; they replay as one step per line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub event: Option<Event>,
+}
+
+impl Record {
+    /// A step at `now` with `events`.
+    pub fn step(now: Time, events: Vec<Event>) -> Record {
+        Record { now, events, event: None }
+    }
+
+    /// The step's events, in order, whichever form the line had.
+    pub fn into_events(self) -> Vec<Event> {
+        let mut events = self.events;
+        events.extend(self.event);
+        events
+    }
 }
 
 /// What a replay needs besides the events: the YARN shim's flight recorder

@@ -3,7 +3,7 @@
 //! event the core refuses says which of the two it is.
 
 use sojourn_core::{
-    AppId, AppSpec, Ask, ContainerState, Core, CoreConfig, Ctx, Decision, Event, NodeId, NodeSpec, Phase, Policy,
+    AppId, AppSpec, Ask, ContainerState, CoreConfig, Ctx, Decision, Event, Harness, NodeId, NodeSpec, Phase, Policy,
     PreemptMode, Priority, RefusalKind, Resources, Time,
 };
 
@@ -33,8 +33,8 @@ impl Policy for SuspendEverything {
     }
 }
 
-fn core_with_one_running_container() -> (Core, Decision) {
-    let mut c = Core::new(Box::new(SuspendEverything), CoreConfig::default());
+fn core_with_one_running_container() -> (Harness, Decision) {
+    let mut c = Harness::new(Box::new(SuspendEverything), CoreConfig::default());
     let node = NodeSpec {
         node: NodeId(1),
         name: "n1".into(),

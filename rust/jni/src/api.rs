@@ -75,21 +75,16 @@ fn time(now: i64) -> Time {
     Time(now.max(0) as u64)
 }
 
-/// Applies a JSON array of events at `now` (ms); returns a JSON [`Response`].
-pub fn handle(handle: u64, now: i64, events: &str) -> Result<String> {
+/// One step of the core at `now` (ms) with a JSON array of events (empty:
+/// only the timers due fire); returns a JSON [`Response`].
+pub fn step(handle: u64, now: i64, events: &str) -> Result<String> {
     let r = with_session(handle, |s| s.handle_json(time(now), events))?;
     encode(r)
 }
 
-/// Fires the timers due at `now`; returns a JSON [`Response`].
-pub fn handle_timeout(handle: u64, now: i64) -> Result<String> {
-    let r = with_session(handle, |s| Ok(s.handle_timeout(time(now))))?;
-    encode(r)
-}
-
-/// When the policy next wants to be woken (ms), or -1 for never.
-pub fn poll_timeout(handle: u64) -> Result<i64> {
-    with_session(handle, |s| Ok(s.poll_timeout().map_or(-1, |t| t.0.min(i64::MAX as u64) as i64)))
+/// When the policy next wants a step (ms), or -1 for never.
+pub fn next_wake(handle: u64) -> Result<i64> {
+    with_session(handle, |s| Ok(s.next_wake().map_or(-1, |t| t.0.min(i64::MAX as u64) as i64)))
 }
 
 /// The session's describe() snapshot as JSON.

@@ -51,6 +51,7 @@ impl From<CoreError> for BridgeError {
     fn from(e: CoreError) -> Self {
         match e {
             CoreError::Config(m) => BridgeError::Config(format!("configuration error: {m}")),
+            e @ CoreError::ClockBackwards { .. } => BridgeError::BadInput(e.to_string()),
             other => BridgeError::Internal(other.to_string()),
         }
     }

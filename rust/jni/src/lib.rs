@@ -119,9 +119,9 @@ pub extern "system" fn Java_org_sojourn_yarn_Native_nCreate<'l>(
     })
 }
 
-/// `static native String nHandle(long handle, long now, String eventsJson)`
+/// `static native String nStep(long handle, long now, String eventsJson)`
 #[no_mangle]
-pub extern "system" fn Java_org_sojourn_yarn_Native_nHandle<'l>(
+pub extern "system" fn Java_org_sojourn_yarn_Native_nStep<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -130,33 +130,19 @@ pub extern "system" fn Java_org_sojourn_yarn_Native_nHandle<'l>(
 ) -> jstring {
     guard(&mut env, std::ptr::null_mut(), |env| {
         let events = string(env, &events, "events")?;
-        let out = api::handle(handle_id(handle)?, now, &events)?;
+        let out = api::step(handle_id(handle)?, now, &events)?;
         new_string(env, out)
     })
 }
 
-/// `static native String nHandleTimeout(long handle, long now)`
+/// `static native long nNextWake(long handle)`: ms, or -1 for never.
 #[no_mangle]
-pub extern "system" fn Java_org_sojourn_yarn_Native_nHandleTimeout<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    now: jlong,
-) -> jstring {
-    guard(&mut env, std::ptr::null_mut(), |env| {
-        let out = api::handle_timeout(handle_id(handle)?, now)?;
-        new_string(env, out)
-    })
-}
-
-/// `static native long nPollTimeout(long handle)`: ms, or -1 for never.
-#[no_mangle]
-pub extern "system" fn Java_org_sojourn_yarn_Native_nPollTimeout<'l>(
+pub extern "system" fn Java_org_sojourn_yarn_Native_nNextWake<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
 ) -> jlong {
-    guard(&mut env, -1, |_| api::poll_timeout(handle_id(handle)?))
+    guard(&mut env, -1, |_| api::next_wake(handle_id(handle)?))
 }
 
 /// `static native String nDescribe(long handle)`

@@ -225,31 +225,45 @@ impl Session {
         &self.policy
     }
 
-    /// Applies a batch of events at `now`, returning every decision made.
-    pub fn handle(&mut self, now: Time, events: Vec<Event>) -> Response {
-        self.handle_each(now, events.into_iter().map(Ok))
+    /// One step of the core at `now` with a batch of events (the core's
+    /// cycle: due timers fire, then the events apply), returning every
+    /// decision made. A clock that went backwards is refused whole.
+    pub fn handle(&mut self, now: Time, events: Vec<Event>) -> Result<Response> {
+        self.handle_each(now, events.into_iter().map(Ok).collect())
     }
 
-    /// Applies every event that decodes and that the core accepts; each
-    /// other one is refused alone, by index, and the rest of the batch
-    /// still applies (one user's malformed ask never costs another user's
-    /// completion its place in the mirror).
-    fn handle_each(&mut self, now: Time, events: impl Iterator<Item = Result<Event, EventError>>) -> Response {
+    /// Steps the core with every event that decodes; each other one, and
+    /// each the core refuses, is reported alone, by index, and the rest of
+    /// the batch still applies (one user's malformed ask never costs
+    /// another user's completion its place in the mirror).
+    fn handle_each(&mut self, now: Time, events: Vec<Result<Event, EventError>>) -> Result<Response> {
         let mut errors = Vec::new();
-        for (index, event) in events.enumerate() {
-            let event = match event {
-                Ok(e) => e,
-                Err(e) => {
-                    errors.push(EventError { index, ..e });
-                    continue;
+        let mut decoded = Vec::with_capacity(events.len());
+        let mut index_of = Vec::with_capacity(events.len());
+        for (index, event) in events.into_iter().enumerate() {
+            match event {
+                Ok(e) => {
+                    decoded.push(e);
+                    index_of.push(index);
                 }
-            };
-            self.record(Record { now, event: Some(event.clone()) });
-            if let Err(e) = self.core.handle(now, event) {
-                errors.push(EventError { index, kind: e.kind(), message: e.to_string() });
+                Err(e) => errors.push(EventError { index, ..e }),
             }
         }
-        self.response(errors)
+        if now < self.core.now() {
+            return Err(BridgeError::BadInput(format!(
+                "the RM's clock went backwards: a call at {now} after one at {}",
+                self.core.now()
+            )));
+        }
+        self.record(Record::step(now, decoded.clone()));
+        let step = self.core.step(now, decoded)?;
+        errors.extend(step.refused.into_iter().map(|r| EventError {
+            index: index_of.get(r.index).copied().unwrap_or(r.index),
+            kind: r.error.kind(),
+            message: r.error.to_string(),
+        }));
+        errors.sort_by_key(|e| e.index);
+        Ok(self.response(step.decisions, errors, step.next_wake))
     }
 
     /// Decodes a JSON array of events one element at a time and applies it.
@@ -257,25 +271,22 @@ impl Session {
     pub fn handle_json(&mut self, now: Time, events: &str) -> Result<Response> {
         let raw: Vec<&RawValue> =
             serde_json::from_str(events).map_err(|e| BridgeError::BadInput(format!("events: {e}")))?;
-        let decoded = raw.into_iter().map(|r| {
-            serde_json::from_str::<Event>(r.get()).map_err(|e| EventError {
-                index: 0,
-                kind: RefusalKind::Error,
-                message: format!("cannot decode the event {}: {e}", excerpt(r.get())),
+        let decoded = raw
+            .into_iter()
+            .map(|r| {
+                serde_json::from_str::<Event>(r.get()).map_err(|e| EventError {
+                    index: 0,
+                    kind: RefusalKind::Error,
+                    message: format!("cannot decode the event {}: {e}", excerpt(r.get())),
+                })
             })
-        });
-        Ok(self.handle_each(now, decoded))
+            .collect();
+        self.handle_each(now, decoded)
     }
 
-    /// Fires the timers due at `now`.
-    pub fn handle_timeout(&mut self, now: Time) -> Response {
-        self.record(Record { now, event: None });
-        self.core.handle_timeout(now);
-        self.response(Vec::new())
-    }
-
-    pub fn poll_timeout(&self) -> Option<Time> {
-        self.core.poll_timeout()
+    /// When the policy next wants a step.
+    pub fn next_wake(&self) -> Option<Time> {
+        self.core.next_wake()
     }
 
     /// The mirror's own invariants (each node's books equal its containers'
@@ -291,7 +302,8 @@ impl Session {
         let s = self.core.stats();
         serde_json::json!({
             "policy": self.policy,
-            "state": self.core.policy().describe(c),
+            "now": self.core.now(),
+            "state": self.core.describe(),
             "cluster": {
                 "nodes": c.node_count(),
                 "apps": c.apps().count(),
@@ -307,12 +319,11 @@ impl Session {
                 "resumes": s.resumes,
                 "rejections": s.rejections,
             },
-            "next_timeout": self.core.poll_timeout(),
+            "next_timeout": self.core.next_wake(),
         })
     }
 
-    fn response(&mut self, errors: Vec<EventError>) -> Response {
-        let decisions = self.core.drain_decisions();
+    fn response(&mut self, decisions: Vec<Decision>, errors: Vec<EventError>, next: Option<Time>) -> Response {
         if let Some(r) = &mut self.recorder {
             if let Err(e) = r.write_decisions(&decisions) {
                 log::error!("flight recorder: cannot write to {}.decisions: {e}; recording stops", r.path);
@@ -320,7 +331,7 @@ impl Session {
             }
         }
         self.flush_recorder();
-        Response { decisions, errors, logs: Vec::new(), next_timeout: self.core.poll_timeout() }
+        Response { decisions, errors, logs: Vec::new(), next_timeout: next }
     }
 
     fn record(&mut self, record: Record) {
@@ -360,26 +371,14 @@ pub fn catalog() -> serde_json::Value {
     serde_json::Value::Array(list)
 }
 
-/// Re-runs a flight recording: each record's event (or timer firing) applied
-/// at its time to a fresh core, returning every decision in order. With the
+/// Re-runs a flight recording: each recorded step applied at its time to a
+/// fresh core ([`sojourn_core::Core::replay`], the one replay loop, which
+/// `sojourn replay` uses too), returning every decision in order. With the
 /// same policy, parameters and seed this reproduces the recorded run's
-/// decisions (the core is deterministic); `sojourn replay` does the same in
-/// the simulator.
+/// decisions (the core is deterministic).
 pub fn replay(meta: &RecordingMeta, records: impl IntoIterator<Item = Record>) -> Result<Vec<Decision>> {
-    let settings = Settings {
-        seed: meta.seed,
-        max_allocation: meta.max_allocation,
-        network_delay_ms: meta.network_delay_ms,
-        ..Settings::default()
-    };
-    let mut s = Session::open(&meta.policy, &meta.params, settings)?;
-    let mut out = Vec::new();
-    for r in records {
-        let resp = match r.event {
-            Some(e) => s.handle(r.now, vec![e]),
-            None => s.handle_timeout(r.now),
-        };
-        out.extend(resp.decisions);
-    }
-    Ok(out)
+    let config =
+        CoreConfig { seed: meta.seed, max_allocation: meta.max_allocation, network_delay_ms: meta.network_delay_ms };
+    let mut core = Core::new(sojourn_policies::build(&meta.policy, &meta.params)?, config);
+    Ok(core.replay(records)?.decisions)
 }

@@ -46,7 +46,7 @@ fn a_heartbeat_allocates_and_logs_come_back() {
     let h = open("fifo", &[], r#"{"seed": 7}"#).unwrap();
     let created = api::drain_logs();
     assert!(created.contains("policy fifo"), "{created}");
-    let r = response(&api::handle(h, 10, SETUP).unwrap());
+    let r = response(&api::step(h, 10, SETUP).unwrap());
     let decisions: Vec<Decision> = serde_json::from_value(r["decisions"].clone()).unwrap();
     assert_eq!(decisions.len(), 3, "{r}");
     assert!(decisions.iter().all(|d| matches!(d, Decision::Allocate { .. })));
@@ -64,7 +64,7 @@ fn a_bad_event_is_reported_by_index_and_the_rest_applies() {
       {"type":"node_heartbeat","node":9},
       {"type":"node_added","node":1,"name":"h1","rack":"/r","capacity":{"memory_mb":1024,"vcores":1}}
     ]"#;
-    let r = response(&api::handle(h, 0, batch).unwrap());
+    let r = response(&api::step(h, 0, batch).unwrap());
     let errors = r["errors"].as_array().unwrap();
     assert_eq!(errors.len(), 1);
     assert_eq!(errors[0]["index"], 0);
@@ -76,7 +76,7 @@ fn a_bad_event_is_reported_by_index_and_the_rest_applies() {
 #[test]
 fn a_batch_that_is_not_an_array_is_bad_input_and_changes_nothing() {
     let h = open("fifo", &[], "").unwrap();
-    let e = api::handle(h, 0, r#"{"type":"node_heartbeat","node":1}"#).unwrap_err();
+    let e = api::step(h, 0, r#"{"type":"node_heartbeat","node":1}"#).unwrap_err();
     assert!(matches!(e, BridgeError::BadInput(_)), "{e:?}");
     assert_eq!(response(&api::describe(h).unwrap())["stats"]["events"], 0);
     api::close(h).unwrap();
@@ -88,7 +88,7 @@ fn a_batch_that_is_not_an_array_is_bad_input_and_changes_nothing() {
 #[test]
 fn a_malformed_event_inside_a_good_batch_is_refused_alone() {
     let h = open("fifo", &[], "").unwrap();
-    let r = response(&api::handle(h, 0, SETUP).unwrap());
+    let r = response(&api::step(h, 0, SETUP).unwrap());
     let first = r["decisions"][0]["container"].as_u64().unwrap();
     let batch = format!(
         r#"[
@@ -99,7 +99,7 @@ fn a_malformed_event_inside_a_good_batch_is_refused_alone() {
       {{"type":"app_removed","app":77}}
     ]"#
     );
-    let r = response(&api::handle(h, 1, &batch).unwrap());
+    let r = response(&api::step(h, 1, &batch).unwrap());
     let errors = r["errors"].as_array().unwrap();
     let by_index: Vec<(u64, &str)> =
         errors.iter().map(|e| (e["index"].as_u64().unwrap(), e["kind"].as_str().unwrap())).collect();
@@ -118,17 +118,29 @@ fn a_closed_handle_is_an_error_not_a_crash() {
     let h = open("fifo", &[], "").unwrap();
     api::close(h).unwrap();
     assert!(matches!(api::close(h), Err(BridgeError::Closed(_))));
-    assert!(matches!(api::handle(h, 0, "[]"), Err(BridgeError::Closed(_))));
-    assert!(matches!(api::poll_timeout(999_999), Err(BridgeError::Closed(_))));
+    assert!(matches!(api::step(h, 0, "[]"), Err(BridgeError::Closed(_))));
+    assert!(matches!(api::next_wake(999_999), Err(BridgeError::Closed(_))));
+}
+
+#[test]
+fn a_clock_that_goes_backwards_is_refused_and_applies_nothing() {
+    let h = open("fifo", &[], "").unwrap();
+    api::step(h, 100, SETUP).unwrap();
+    let e = api::step(h, 99, r#"[{"type":"node_heartbeat","node":1}]"#).unwrap_err();
+    assert!(matches!(&e, BridgeError::BadInput(m) if m.contains("clock went backwards")), "{e}");
+    let d = response(&api::describe(h).unwrap());
+    assert_eq!(d["stats"]["events"], 4, "the refused step applied nothing: {d}");
+    response(&api::step(h, 100, "[]").unwrap()); // the same time again is fine
+    api::close(h).unwrap();
 }
 
 #[test]
 fn a_rejection_rolls_the_mirror_back() {
     let h = open("fifo", &[], "").unwrap();
-    let r = response(&api::handle(h, 0, SETUP).unwrap());
+    let r = response(&api::step(h, 0, SETUP).unwrap());
     let first = r["decisions"][0].clone();
     let batch = serde_json::json!([{"type": "rejected", "decision": first, "reason": "node full in YARN"}]);
-    let r = response(&api::handle(h, 1, &batch.to_string()).unwrap());
+    let r = response(&api::step(h, 1, &batch.to_string()).unwrap());
     assert_eq!(r["errors"].as_array().unwrap().len(), 0, "{r}");
     let d = response(&api::describe(h).unwrap());
     assert_eq!(d["cluster"]["containers"], 2);
@@ -138,19 +150,19 @@ fn a_rejection_rolls_the_mirror_back() {
 }
 
 #[test]
-fn the_flight_recorder_writes_one_record_per_event() {
+fn the_flight_recorder_writes_one_record_per_step() {
     let path = std::env::temp_dir().join(format!("sojourn-jni-rec-{}.jsonl", std::process::id()));
     let _ = std::fs::remove_file(&path);
     let settings = serde_json::json!({ "record": path.to_str().unwrap() }).to_string();
     let h = open("fifo", &[], &settings).unwrap();
-    api::handle(h, 5, SETUP).unwrap();
-    api::handle_timeout(h, 6).unwrap();
+    api::step(h, 5, SETUP).unwrap();
+    api::step(h, 6, "[]").unwrap();
     api::close(h).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     let records: Vec<Record> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(records.len(), 5);
-    assert!(records[..4].iter().all(|r| r.now.0 == 5 && r.event.is_some()));
-    assert!(records[4].event.is_none() && records[4].now.0 == 6);
+    assert_eq!(records.len(), 2);
+    assert_eq!((records[0].now.0, records[0].events.len()), (5, 4), "the setup batch is one step");
+    assert_eq!((records[1].now.0, records[1].events.len()), (6, 0), "a step with no event only fires timers");
     for ext in ["", ".decisions", ".meta"] {
         let _ = std::fs::remove_file(format!("{}{ext}", path.display()));
     }
@@ -170,7 +182,7 @@ fn the_recorder_writes_owner_only_files() {
     let path = dir.join("rec.jsonl");
     let settings = serde_json::json!({ "record": path.to_str().unwrap() }).to_string();
     let h = open("fifo", &[], &settings).unwrap();
-    api::handle(h, 5, SETUP).unwrap();
+    api::step(h, 5, SETUP).unwrap();
     api::close(h).unwrap();
     for ext in ["", ".decisions", ".meta"] {
         let f = format!("{}{ext}", path.display());
@@ -205,10 +217,10 @@ fn the_recorder_rotates_past_its_cap() {
     let path = dir.join("rec.jsonl");
     let settings = serde_json::json!({ "record": path.to_str().unwrap(), "record_max_mb": 1 }).to_string();
     let h = open("fifo", &[], &settings).unwrap();
-    api::handle(h, 0, SETUP).unwrap();
+    api::step(h, 0, SETUP).unwrap();
     let beats = format!("[{}]", vec![r#"{"type":"node_heartbeat","node":1}"#; 1000].join(","));
     for t in 1..=60 {
-        api::handle(h, t, &beats).unwrap();
+        api::step(h, t, &beats).unwrap();
     }
     api::close(h).unwrap();
     let size = |ext: &str| std::fs::metadata(format!("{}{ext}", path.display())).map(|m| m.len()).unwrap_or(0);
@@ -235,13 +247,13 @@ fn a_recording_replays_to_identical_decisions() {
     let _ = std::fs::remove_file(&dpath);
     let settings = serde_json::json!({ "seed": 3, "record": path.to_str().unwrap() }).to_string();
     let h = open("fifo", &[], &settings).unwrap();
-    let r = response(&api::handle(h, 5, SETUP).unwrap());
+    let r = response(&api::step(h, 5, SETUP).unwrap());
     let first = r["decisions"][0].clone();
     let batch = serde_json::json!([
         {"type": "rejected", "decision": first, "reason": "test"},
         {"type": "node_heartbeat", "node": 1}
     ]);
-    api::handle(h, 9, &batch.to_string()).unwrap();
+    api::step(h, 9, &batch.to_string()).unwrap();
     api::close(h).unwrap();
     let out = api::replay_file(path.to_str().unwrap()).unwrap();
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -259,10 +271,10 @@ fn a_recording_replays_to_identical_decisions() {
 #[test]
 fn a_core_that_panicked_is_never_used_again() {
     let h = open("fifo", &[], "").unwrap();
-    api::handle(h, 0, SETUP).unwrap();
+    api::step(h, 0, SETUP).unwrap();
     let panicked = std::panic::catch_unwind(|| api::panic_in_session_for_test(h));
     assert!(panicked.is_err(), "the test hook panics");
-    let e = api::handle(h, 1, r#"[{"type":"node_heartbeat","node":1}]"#).unwrap_err();
+    let e = api::step(h, 1, r#"[{"type":"node_heartbeat","node":1}]"#).unwrap_err();
     assert!(matches!(e, BridgeError::Poisoned(x) if x == h), "{e:?}");
     assert!(e.to_string().contains("rebuilt"), "{e}");
     assert!(matches!(api::describe(h), Err(BridgeError::Poisoned(_))));

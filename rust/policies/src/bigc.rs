@@ -284,7 +284,7 @@ impl Policy for BigC {
         self.serve(ctx, None);
     }
 
-    fn describe(&self, cluster: &Cluster) -> serde_json::Value {
+    fn describe(&self, cluster: &Cluster, _now: sojourn_core::Time) -> serde_json::Value {
         serde_json::json!({
             "policy": "bigc",
             "short_share": self.short_share,
@@ -349,7 +349,7 @@ mod tests {
         job_in(&mut c, 0, 2, "default", 2, Phase::Map);
         let a = allocations(&schedule(&mut c, 0));
         assert_eq!(a.iter().map(|x| x.0).collect::<Vec<_>>(), vec![2]);
-        let v = c.policy().describe(c.cluster());
+        let v = c.describe();
         assert_eq!((v["short_waiting"].as_u64(), v["long_waiting"].as_u64()), (Some(1), Some(1)), "{v}");
     }
 }

@@ -87,13 +87,13 @@ impl Policy for Fifo {
 #[cfg(test)]
 mod tests {
     use crate::test_support::{allocations, core, job_in, node_in_rack};
-    use sojourn_core::{AppId, Ask, Core, Event, Locality, NodeId, Phase, Priority, Resources, Time};
+    use sojourn_core::{AppId, Ask, Event, Harness, Locality, NodeId, Phase, Priority, Resources, Time};
 
-    fn node_on(c: &mut Core, id: u32, rack: &str) {
+    fn node_on(c: &mut Harness, id: u32, rack: &str) {
         node_in_rack(c, id, rack, 2048, 2);
     }
 
-    fn heartbeat(c: &mut Core, n: u32) -> Vec<(u32, u32)> {
+    fn heartbeat(c: &mut Harness, n: u32) -> Vec<(u32, u32)> {
         c.handle(Time(1), Event::NodeHeartbeat { node: NodeId(n) }).expect("heartbeat");
         allocations(&c.drain_decisions()).iter().map(|a| (a.0, a.2)).collect()
     }

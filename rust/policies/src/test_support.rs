@@ -2,16 +2,16 @@
 //! given times, and the decisions it answers with.
 
 use sojourn_core::{
-    AppId, AppSpec, Ask, ContainerId, Core, CoreConfig, Decision, Event, NodeId, NodeSpec, Outcome, Phase, PreemptMode,
-    Priority, Resources, Time,
+    AppId, AppSpec, Ask, ContainerId, CoreConfig, Decision, Event, Harness, NodeId, NodeSpec, Outcome, Phase,
+    PreemptMode, Priority, Resources, Time,
 };
 use std::collections::BTreeMap;
 
 /// A core running `policy` with `kv` parameters.
-pub fn core(policy: &str, kv: &[(&str, &str)]) -> Core {
+pub fn core(policy: &str, kv: &[(&str, &str)]) -> Harness {
     let given: BTreeMap<String, String> = kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let p = crate::build(policy, &given).expect("valid parameters");
-    Core::new(p, CoreConfig::default())
+    Harness::new(p, CoreConfig::default())
 }
 
 /// Checks `kv` against `policy`'s schema, returning the error text.
@@ -23,12 +23,12 @@ pub fn config_error(policy: &str, kv: &[(&str, &str)]) -> String {
     }
 }
 
-pub fn node(c: &mut Core, id: u32, mb: u64, vcores: u32) {
+pub fn node(c: &mut Harness, id: u32, mb: u64, vcores: u32) {
     node_in_rack(c, id, "/r", mb, vcores);
 }
 
 /// Node `n<id>` in `rack`.
-pub fn node_in_rack(c: &mut Core, id: u32, rack: &str, mb: u64, vcores: u32) {
+pub fn node_in_rack(c: &mut Harness, id: u32, rack: &str, mb: u64, vcores: u32) {
     let spec = NodeSpec {
         node: NodeId(id),
         name: format!("n{id}"),
@@ -41,7 +41,7 @@ pub fn node_in_rack(c: &mut Core, id: u32, rack: &str, mb: u64, vcores: u32) {
 
 /// App `id` in `queue`, submitted at `t` (ms), asking `tasks` containers of
 /// 1 GB and 1 vcore in `phase` at that phase's MapReduce priority.
-pub fn job_in(c: &mut Core, t: u64, id: u32, queue: &str, tasks: u32, phase: Phase) {
+pub fn job_in(c: &mut Harness, t: u64, id: u32, queue: &str, tasks: u32, phase: Phase) {
     let spec = AppSpec::new(AppId(id), queue, "u");
     c.handle(Time(t), Event::AppAdded(spec)).expect("app");
     let prio = match phase {
@@ -54,19 +54,19 @@ pub fn job_in(c: &mut Core, t: u64, id: u32, queue: &str, tasks: u32, phase: Pha
 }
 
 /// Fires the timers due by `t`, then offers every node (event-driven).
-pub fn schedule(c: &mut Core, t: u64) -> Vec<Decision> {
+pub fn schedule(c: &mut Harness, t: u64) -> Vec<Decision> {
     c.handle_timeout(Time(t));
     c.handle(Time(t), Event::ScheduleAll).expect("schedule");
     c.drain_decisions()
 }
 
 /// Fires the timers due by `t` only.
-pub fn tick(c: &mut Core, t: u64) -> Vec<Decision> {
+pub fn tick(c: &mut Harness, t: u64) -> Vec<Decision> {
     c.handle_timeout(Time(t));
     c.drain_decisions()
 }
 
-pub fn finish(c: &mut Core, t: u64, container: ContainerId) -> Vec<Decision> {
+pub fn finish(c: &mut Harness, t: u64, container: ContainerId) -> Vec<Decision> {
     c.handle_timeout(Time(t));
     c.handle(Time(t), Event::ContainerCompleted { container, outcome: Outcome::Finished }).expect("complete");
     c.drain_decisions()

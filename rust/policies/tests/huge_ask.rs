@@ -8,7 +8,8 @@
 //! replaced, and a removed app's demand goes away.
 
 use sojourn_core::{
-    AppId, AppSpec, Ask, Core, CoreConfig, Decision, Event, NodeId, NodeSpec, Outcome, Phase, Priority, Resources, Time,
+    AppId, AppSpec, Ask, CoreConfig, Decision, Event, Harness, NodeId, NodeSpec, Outcome, Phase, Priority, Resources,
+    Time,
 };
 use std::collections::BTreeMap;
 
@@ -25,7 +26,7 @@ fn allocations(ds: &[Decision]) -> Vec<(u32, sojourn_core::ContainerId)> {
         .collect()
 }
 
-fn app(c: &mut Core, t: u64, id: u32, count: u32, phase: Phase) {
+fn app(c: &mut Harness, t: u64, id: u32, count: u32, phase: Phase) {
     let spec = AppSpec { name: format!("app{id}"), ..AppSpec::new(AppId(id), "default", "u") };
     c.handle(Time(t), Event::AppAdded(spec)).expect("app");
     let prio = if phase == Phase::Reduce { Priority::REDUCE } else { Priority::MAP };
@@ -38,7 +39,7 @@ fn app(c: &mut Core, t: u64, id: u32, count: u32, phase: Phase) {
 fn scenario(policy: &str, params: &[(&str, &str)], count: u32) {
     let given: BTreeMap<String, String> = params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let p = sojourn_policies::build(policy, &given).expect("valid parameters");
-    let mut c = Core::new(p, CoreConfig::default());
+    let mut c = Harness::new(p, CoreConfig::default());
     for n in 0..2 {
         let spec = NodeSpec {
             node: NodeId(n),
@@ -64,7 +65,7 @@ fn scenario(policy: &str, params: &[(&str, &str)], count: u32) {
     c.handle(Time(10_000), Event::ScheduleAll).expect("schedule");
     let again = allocations(&c.drain_decisions());
     assert_eq!(again.len(), 1, "{policy}: the freed container is used again");
-    let _ = c.policy().describe(c.cluster()).to_string();
+    let _ = c.describe().to_string();
     c.handle(Time(20_000), Event::AppRemoved { app: AppId(1) }).expect("remove");
     assert_eq!(c.cluster().pending_containers(), 0);
     // A later, ordinary app is served normally.

@@ -6,7 +6,7 @@
 
 use proptest::prelude::*;
 use sojourn_core::{
-    AppId, AppSpec, Ask, ContainerId, Core, CoreConfig, Decision, Event, NodeId, NodeSpec, Outcome, Phase, Priority,
+    AppId, AppSpec, Ask, ContainerId, CoreConfig, Decision, Event, Harness, NodeId, NodeSpec, Outcome, Phase, Priority,
     Resources, Time,
 };
 use std::collections::BTreeMap;
@@ -66,7 +66,7 @@ fn check_policy(name: &str, params: &[(&str, &str)], nodes: &[(u8, u8)], ops: &[
     let given: BTreeMap<String, String> = params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let policy = sojourn_policies::build(name, &given).map_err(|e| TestCaseError::fail(e.to_string()))?;
     let preemptive = !params.is_empty();
-    let mut core = Core::new(policy, CoreConfig::default());
+    let mut core = Harness::new(policy, CoreConfig::default());
     let mut now = Time::ZERO;
     for (i, (gb, vc)) in nodes.iter().enumerate() {
         core.handle(

@@ -14,7 +14,7 @@
 //!   FB-2010 SWIM day (24,315 jobs), load 0.9, σ 0.5.
 
 use sojourn_core::{
-    AppId, AppSpec, Ask, ContainerId, Core, CoreConfig, Decision, Event, NodeId, NodeSpec, Outcome, Phase, Priority,
+    AppId, AppSpec, Ask, ContainerId, CoreConfig, Decision, Event, Harness, NodeId, NodeSpec, Outcome, Phase, Priority,
     Resources, Time,
 };
 use sojourn_sim::single_server::{self, workload::swim_workload, Discipline};
@@ -33,7 +33,7 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
 /// (p50 µs, p99 µs, heartbeats) of `policy` at 1,000 running jobs.
 fn node_update(policy: &str) -> (f64, f64, usize) {
     let p = sojourn_policies::build(policy, &BTreeMap::new()).expect("policy");
-    let mut core = Core::new(p, CoreConfig::default());
+    let mut core = Harness::new(p, CoreConfig::default());
     let nodes = 125u32;
     for n in 0..nodes {
         let spec = NodeSpec {
@@ -56,7 +56,7 @@ fn node_update(policy: &str) -> (f64, f64, usize) {
     }
     // running: container -> node, in placement order
     let mut running: Vec<(ContainerId, NodeId)> = Vec::new();
-    let place = |core: &mut Core, running: &mut Vec<(ContainerId, NodeId)>| {
+    let place = |core: &mut Harness, running: &mut Vec<(ContainerId, NodeId)>| {
         for d in core.drain_decisions() {
             if let Decision::Allocate { container, node, .. } = d {
                 core.handle(Time::ZERO, Event::ContainerStarted { container }).ok();

@@ -275,6 +275,11 @@ struct Sim<'a> {
     open_jobs: usize,
     last_submit: Time,
     core_ns: u128,
+    /// True while a step's decisions are carried out: the events they bring
+    /// back (a rejection, a killed container's completion, a re-ask) wait
+    /// in `follow_ups` for the next step.
+    carrying_out: bool,
+    follow_ups: Vec<Event>,
     /// Events in the queue other than heartbeats and samples.
     work_events: u64,
     idle_since: Option<Time>,
@@ -342,6 +347,8 @@ pub fn simulate<'a>(
         open_jobs: 0,
         last_submit: Time::ZERO,
         core_ns: 0,
+        carrying_out: false,
+        follow_ups: Vec::new(),
         work_events: 0,
         idle_since: None,
         progress,
@@ -363,15 +370,39 @@ impl<'a> Sim<'a> {
         self.queue.push(Reverse((at, ev, self.seq)));
     }
 
+    /// Sends `event` to the core: at once, in a step of its own, or, while a
+    /// step's decisions are being carried out, with the follow-ups in the
+    /// next step.
     fn core(&mut self, event: Event) -> Result<(), SimError> {
-        let t = std::time::Instant::now();
-        let r = self.core.handle(self.now, event);
-        self.core_ns += t.elapsed().as_nanos();
-        r?;
-        if self.cfg.check_invariants {
-            self.core.cluster().check_invariants()?;
+        if self.carrying_out {
+            self.follow_ups.push(event);
+            return Ok(());
         }
-        self.apply_decisions()
+        self.cycle(vec![event])
+    }
+
+    /// Steps the core at `now` with `events`, carries out its decisions,
+    /// and steps again with what they brought back, until nothing is left
+    /// (the core's cycle, `sojourn_core::engine`). A refused event is a bug
+    /// in the simulator, which makes its own events: the run stops.
+    fn cycle(&mut self, mut events: Vec<Event>) -> Result<(), SimError> {
+        loop {
+            let t = std::time::Instant::now();
+            let step = self.core.step(self.now, std::mem::take(&mut events));
+            self.core_ns += t.elapsed().as_nanos();
+            let step = step?.check()?;
+            if self.cfg.check_invariants {
+                self.core.cluster().check_invariants()?;
+            }
+            self.carrying_out = true;
+            let carried = self.carry_out(step.decisions);
+            self.carrying_out = false;
+            events = std::mem::take(&mut self.follow_ups);
+            carried?;
+            if events.is_empty() {
+                return Ok(());
+            }
+        }
     }
 
     fn run(&mut self) -> Result<(), SimError> {
@@ -388,7 +419,7 @@ impl<'a> Sim<'a> {
         self.push(Time::ZERO, Ev::Sample);
         loop {
             let next_event = self.queue.peek().map(|Reverse((t, _, _))| *t);
-            let next_timer = self.core.poll_timeout();
+            let next_timer = self.core.next_wake();
             let next = match (next_event, next_timer) {
                 (None, None) => break,
                 (Some(a), Some(b)) => a.min(b),
@@ -403,10 +434,7 @@ impl<'a> Sim<'a> {
             }
             self.now = next;
             if next_timer == Some(next) {
-                let t = std::time::Instant::now();
-                self.core.handle_timeout(self.now);
-                self.core_ns += t.elapsed().as_nanos();
-                self.apply_decisions()?;
+                self.cycle(Vec::new())?;
             }
             while let Some(Reverse((t, ev, _))) = self.queue.peek().copied() {
                 if t != self.now {
@@ -501,7 +529,7 @@ impl<'a> Sim<'a> {
     fn stalled(&mut self) -> bool {
         // (`any` over the map is order-independent, so determinism holds.)
         let idle = self.work_events == 0
-            && self.core.poll_timeout().is_none()
+            && self.core.next_wake().is_none()
             && !self.containers.values().any(|(_, w)| matches!(w, Work::Task { suspended: false, .. }));
         if !idle {
             self.idle_since = None;
@@ -700,8 +728,8 @@ impl<'a> Sim<'a> {
         Ok(())
     }
 
-    fn apply_decisions(&mut self) -> Result<(), SimError> {
-        while let Some(d) = self.core.poll_decision() {
+    fn carry_out(&mut self, decisions: Vec<Decision>) -> Result<(), SimError> {
+        for d in decisions {
             match d {
                 Decision::Allocate { container, app, priority, node, resources } => {
                     self.account(app.0 as usize, container, Some(resources));

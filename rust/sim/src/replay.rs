@@ -99,23 +99,13 @@ pub fn replay(file: &Path, opts: &ReplayOptions) -> Result<Replayed, SimError> {
     let config =
         CoreConfig { seed: meta.seed, max_allocation: meta.max_allocation, network_delay_ms: meta.network_delay_ms };
     let mut core = Core::new(sojourn_policies::build(&meta.policy, &meta.params)?, config);
-    let records: Vec<Record> = lines_of(file, "a recorded event")?;
-    let mut decisions = Vec::new();
-    let mut errors = Vec::new();
-    for (i, rec) in records.iter().enumerate() {
-        match &rec.event {
-            Some(ev) => {
-                if let Err(e) = core.handle(rec.now, ev.clone()) {
-                    errors.push(format!("{}:{}: {e}", file.display(), i + 1));
-                }
-            }
-            None => core.handle_timeout(rec.now),
-        }
-        decisions.extend(core.drain_decisions());
-    }
+    let records: Vec<Record> = lines_of(file, "a recorded step")?;
+    let count = records.len();
+    let sojourn_core::ReplayOutcome { decisions, refused } = core.replay(records)?;
+    let errors = refused.into_iter().map(|(i, r)| format!("{}:{}: {}", file.display(), i + 1, r.error)).collect();
     let dec_path = sibling(file, ".decisions");
     let recorded = if dec_path.exists() { Some(lines_of(&dec_path, "a recorded decision")?) } else { None };
-    Ok(Replayed { meta, records: records.len(), decisions, errors, recorded })
+    Ok(Replayed { meta, records: count, decisions, errors, recorded })
 }
 
 /// The command's output: one JSON decision a line, `#` lines for errors and

@@ -34,7 +34,8 @@ fn record(path: &std::path::Path) -> usize {
     let settings = Settings { seed: 7, record: Some(path.display().to_string()), ..Settings::default() };
     let mut s = Session::open("fair", &params, settings).expect("session");
     let mut decisions = 0;
-    let mut count = |r: sojourn_jni::session::Response| {
+    let mut count = |r: Result<sojourn_jni::session::Response, sojourn_jni::error::BridgeError>| {
+        let r = r.expect("a step");
         decisions += r.decisions.len();
         r.decisions
     };
@@ -62,7 +63,7 @@ fn record(path: &std::path::Path) -> usize {
     count(s.handle(Time(1000), vec![app(2, "b"), asks(2, 2)]));
     let mut killed = Vec::new();
     for t in [2000, 3000, 3500, 4000, 5000] {
-        for d in count(s.handle_timeout(Time(t))) {
+        for d in count(s.handle(Time(t), vec![])) {
             if let Decision::Preempt { container, mode: PreemptMode::Kill } = d {
                 killed.push(container);
             }

@@ -105,16 +105,11 @@ mod tests_props;
 use calc::{Calc, V};
 use config::Config;
 use serde_json::{json, Value};
-use sojourn_core::{
-    AppId, AppSpec, Cluster, ContainerId, Ctx, Decision, Event, NodeId, Params, Policy, Result, Time, TimerToken,
-};
+use sojourn_core::{AppId, AppSpec, Cluster, ContainerId, Ctx, Decision, Event, NodeId, Params, Policy, Result, Time};
 use state::State;
 use std::collections::BTreeMap;
 
 pub use config::PARAMS;
-
-/// The token of the preemption monitor's wake-ups.
-const MONITOR: TimerToken = TimerToken(0xCA9A);
 
 /// The policy: the configured tree, the books kept in step with the
 /// mirror, and the preemption monitor's marks.
@@ -123,7 +118,8 @@ pub struct Capacity {
     state: State,
     /// Containers marked for preemption, with when.
     marked: BTreeMap<ContainerId, Time>,
-    monitor_armed: bool,
+    /// When the preemption monitor next runs (its one timer), if armed.
+    monitor_at: Option<Time>,
 }
 
 /// Builds the policy from validated parameters; a bad tree is a
@@ -137,7 +133,7 @@ impl Capacity {
     pub fn new(p: &Params) -> Result<Capacity> {
         let conf = Config::from_params(p)?;
         let state = State::new(&conf.queues);
-        Ok(Capacity { conf, state, marked: BTreeMap::new(), monitor_armed: false })
+        Ok(Capacity { conf, state, marked: BTreeMap::new(), monitor_at: None })
     }
 
     fn app_added(&mut self, ctx: &Ctx<'_>, spec: &AppSpec) {
@@ -176,9 +172,8 @@ impl Capacity {
     }
 
     fn arm_monitor(&mut self, ctx: &mut Ctx<'_>) {
-        if self.conf.preemption.enabled && !self.monitor_armed && !self.state.apps.is_empty() {
-            ctx.wake_at(ctx.now.plus(self.conf.preemption.interval_ms), MONITOR);
-            self.monitor_armed = true;
+        if self.conf.preemption.enabled && self.monitor_at.is_none() && !self.state.apps.is_empty() {
+            self.monitor_at = Some(ctx.now.plus(self.conf.preemption.interval_ms));
         }
     }
 
@@ -259,18 +254,22 @@ impl Policy for Capacity {
         self.heartbeat(ctx, node);
     }
 
-    fn on_timer(&mut self, ctx: &mut Ctx<'_>, token: TimerToken) {
-        if token != MONITOR {
+    fn next_wake(&self) -> Option<Time> {
+        self.monitor_at
+    }
+
+    fn on_wake(&mut self, ctx: &mut Ctx<'_>) {
+        if self.monitor_at.is_none_or(|t| t > ctx.now) {
             return;
         }
-        self.monitor_armed = false;
+        self.monitor_at = None;
         if self.conf.preemption.enabled {
             self.preemption_round(ctx);
         }
         self.arm_monitor(ctx);
     }
 
-    fn describe(&self, cluster: &Cluster) -> Value {
+    fn describe(&self, cluster: &Cluster, _now: Time) -> Value {
         let calc = Calc::new(self.conf.calculator, cluster.total());
         let unplaced: Vec<Value> =
             self.state.unplaced.iter().map(|(app, why)| json!({"app": app, "why": why})).collect();

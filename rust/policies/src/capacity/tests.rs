@@ -4,8 +4,8 @@
 
 use super::{build, PARAMS};
 use sojourn_core::{
-    AppId, AppSpec, Ask, ContainerId, Core, CoreConfig, Decision, Event, Locality, NodeId, NodeSpec, Outcome, Params,
-    Phase, Priority, Resources, Time,
+    AppId, AppSpec, Ask, ContainerId, CoreConfig, Decision, Event, Locality, NodeId, NodeSpec, Outcome, Params, Phase,
+    Priority, Resources, Time,
 };
 use std::collections::BTreeMap;
 
@@ -17,7 +17,7 @@ pub(super) fn params(kv: &[(&str, &str)]) -> sojourn_core::Result<Params> {
 }
 
 pub(super) struct Harness {
-    pub core: Core,
+    pub core: sojourn_core::Harness,
     pub now: Time,
     /// Every decision so far, in order.
     pub log: Vec<Decision>,
@@ -26,7 +26,11 @@ pub(super) struct Harness {
 impl Harness {
     pub fn new(kv: &[(&str, &str)]) -> Harness {
         let p = params(kv).expect("valid parameters");
-        Harness { core: Core::new(build(&p).expect("valid tree"), CoreConfig::default()), now: Time::ZERO, log: vec![] }
+        Harness {
+            core: sojourn_core::Harness::new(build(&p).expect("valid tree"), CoreConfig::default()),
+            now: Time::ZERO,
+            log: vec![],
+        }
     }
 
     pub fn ev(&mut self, e: Event) -> Vec<Decision> {
@@ -99,7 +103,7 @@ impl Harness {
     }
 
     pub fn describe(&self) -> serde_json::Value {
-        self.core.policy().describe(self.core.cluster())
+        self.core.describe()
     }
 }
 

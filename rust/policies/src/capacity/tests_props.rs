@@ -1,5 +1,5 @@
-//! Random operation sequences driven straight into the policy (a small
-//! copy of `Core::handle`, so the policy's own books can be inspected):
+//! Random operation sequences driven through the shared harness, with the
+//! policy's own books inspected (`Core::policy_as`):
 //! after every step the mirror's invariants hold and the policy's usage,
 //! waiting and reservation books equal a recomputation from the mirror.
 //! With the default tree and asks without locality, a scheduling pass
@@ -14,81 +14,57 @@ use super::tests::params;
 use super::Capacity;
 use proptest::prelude::*;
 use sojourn_core::{
-    AppId, AppSpec, Ask, Cluster, ContainerId, Ctx, Decision, Event, Locality, NodeId, NodeSpec, Outcome, Phase,
-    Policy, PreemptMode, Priority, Resources, Rng, Time, TimerToken,
+    AppId, AppSpec, Ask, Cluster, ContainerId, CoreConfig, Decision, Event, Harness, Locality, NodeId, NodeSpec,
+    Outcome, Phase, PreemptMode, Priority, Resources, Time,
 };
-use std::collections::{BTreeSet, VecDeque};
 
+/// The shared harness, with the policy's own books in reach.
 struct Direct {
-    cluster: Cluster,
-    policy: Capacity,
-    out: VecDeque<Decision>,
-    timers: BTreeSet<(Time, TimerToken)>,
-    rng: Rng,
+    h: Harness,
     now: Time,
 }
 
 impl Direct {
     fn new(kv: &[(&str, &str)]) -> Direct {
         let p = params(kv).expect("valid parameters");
-        Direct {
-            cluster: Cluster::new(None),
-            policy: Capacity::new(&p).expect("valid tree"),
-            out: VecDeque::new(),
-            timers: BTreeSet::new(),
-            rng: Rng::seeded(7),
-            now: Time::ZERO,
-        }
+        let policy = Box::new(Capacity::new(&p).expect("valid tree"));
+        Direct { h: Harness::new(policy, CoreConfig { seed: 7, ..CoreConfig::default() }), now: Time::ZERO }
     }
 
-    fn with_ctx(&mut self, f: impl FnOnce(&mut Capacity, &mut Ctx<'_>)) {
-        let mut ctx = Ctx::new(self.now, &mut self.cluster, &mut self.out, &mut self.timers, &mut self.rng, 0);
-        f(&mut self.policy, &mut ctx);
+    fn cluster(&self) -> &Cluster {
+        self.h.cluster()
     }
 
+    fn policy(&self) -> &Capacity {
+        self.h.policy_as::<Capacity>().expect("a capacity policy")
+    }
+
+    /// Random operations may be refused (an unknown app ...): that is fine.
     fn handle(&mut self, e: Event) {
-        let applied = match &e {
-            Event::NodeAdded(spec) => self.cluster.add_node(spec.clone()).is_ok(),
-            Event::NodeRemoved { node } => self.cluster.remove_node(*node, self.now).is_ok(),
-            Event::AppAdded(spec) => self.cluster.add_app(spec.clone(), self.now).is_ok(),
-            Event::AppRemoved { app } => self.cluster.remove_app(*app, self.now).is_ok(),
-            Event::AsksUpdated { app, asks } => self.cluster.update_asks(*app, asks.clone()).is_ok(),
-            Event::ContainerCompleted { container, outcome } => {
-                self.cluster.complete(*container, *outcome, self.now).is_ok()
-            }
-            Event::NodeHeartbeat { node } => {
-                let node = *node;
-                if self.cluster.node(node).is_some() {
-                    self.with_ctx(|p, ctx| p.on_node_heartbeat(ctx, node));
-                }
-                false
-            }
-            Event::ScheduleAll => {
-                self.with_ctx(|p, ctx| p.on_schedule(ctx));
-                false
-            }
-            _ => false,
-        };
-        if applied {
-            self.with_ctx(|p, ctx| p.on_event(ctx, &e));
-        }
+        let _ = self.h.handle(self.now, e);
     }
 
     fn advance(&mut self, ms: u64) {
         self.now = self.now.plus(ms);
-        while let Some(&(t, token)) = self.timers.first() {
-            if t > self.now {
-                break;
-            }
-            self.timers.pop_first();
-            self.with_ctx(|p, ctx| p.on_timer(ctx, token));
-        }
+        self.h.handle_timeout(self.now);
     }
 
     /// Acts on kills as a driver would: the container completes.
     fn settle(&mut self) {
-        while let Some(d) = self.out.pop_front() {
-            if let Decision::Preempt { container, mode: PreemptMode::Kill } = d {
+        loop {
+            let kills: Vec<ContainerId> = self
+                .h
+                .drain_decisions()
+                .into_iter()
+                .filter_map(|d| match d {
+                    Decision::Preempt { container, mode: PreemptMode::Kill } => Some(container),
+                    _ => None,
+                })
+                .collect();
+            if kills.is_empty() {
+                return;
+            }
+            for container in kills {
                 self.handle(Event::ContainerCompleted { container, outcome: Outcome::Preempted });
             }
         }
@@ -184,7 +160,7 @@ fn run(kv: &[(&str, &str)], nodes: &[(u8, u8)], ops: &[Op], conserving: bool) ->
             }
             Op::Heartbeat { node } => d.handle(Event::NodeHeartbeat { node: NodeId(*node as u32) }),
             Op::Complete { pick } => {
-                let cs: Vec<ContainerId> = d.cluster.containers().map(|c| c.id).collect();
+                let cs: Vec<ContainerId> = d.cluster().containers().map(|c| c.id).collect();
                 if !cs.is_empty() {
                     let c = cs[*pick as usize % cs.len()];
                     d.handle(Event::ContainerCompleted { container: c, outcome: Outcome::Finished });
@@ -193,11 +169,11 @@ fn run(kv: &[(&str, &str)], nodes: &[(u8, u8)], ops: &[Op], conserving: bool) ->
             Op::RemoveApp { app } => d.handle(Event::AppRemoved { app: AppId(*app as u32 % apps.max(1)) }),
             Op::RemoveNode { node } => {
                 let id = NodeId(*node as u32);
-                if let Some(n) = d.cluster.node(id) {
+                if let Some(n) = d.cluster().node(id) {
                     let spec = NodeSpec {
                         node: id,
                         name: n.name.clone(),
-                        rack: d.cluster.rack_name(n.rack).to_string(),
+                        rack: d.cluster().rack_name(n.rack).to_string(),
                         labels: vec![],
                         capacity: n.capacity,
                     };
@@ -208,23 +184,23 @@ fn run(kv: &[(&str, &str)], nodes: &[(u8, u8)], ops: &[Op], conserving: bool) ->
             Op::Advance { ms } => d.advance(*ms as u64),
         }
         d.settle();
-        d.cluster.check_invariants().map_err(|e| TestCaseError::fail(e.to_string()))?;
-        d.policy.check(&d.cluster).map_err(|e| TestCaseError::fail(format!("after {op:?}: {e}")))?;
+        d.cluster().check_invariants().map_err(|e| TestCaseError::fail(e.to_string()))?;
+        d.policy().check(d.cluster()).map_err(|e| TestCaseError::fail(format!("after {op:?}: {e}")))?;
         // YARN's head-of-line rule: an ask larger than the queue's headroom
         // (for the default tree, what is free and not reserved) stops the leaf.
         let free: u64 = d
-            .cluster
+            .cluster()
             .nodes()
             .map(|n| n.available().memory_mb)
             .sum::<u64>()
-            .saturating_sub(d.cluster.nodes().filter_map(|n| n.reservation.map(|r| r.2.memory_mb)).sum::<u64>());
-        let blocked = d.cluster.apps().flat_map(|a| a.outstanding_asks()).any(|s| s.ask.capability.memory_mb > free);
+            .saturating_sub(d.cluster().nodes().filter_map(|n| n.reservation.map(|r| r.2.memory_mb)).sum::<u64>());
+        let blocked = d.cluster().apps().flat_map(|a| a.outstanding_asks()).any(|s| s.ask.capability.memory_mb > free);
         if scheduled && conserving && !blocked {
-            for a in d.cluster.apps() {
-                if d.policy.state.unplaced.contains_key(&a.id()) {
+            for a in d.cluster().apps() {
+                if d.policy().state.unplaced.contains_key(&a.id()) {
                     continue;
                 }
-                for n in d.cluster.nodes() {
+                for n in d.cluster().nodes() {
                     if let Some(st) = head_ask(a, n) {
                         prop_assert!(
                             !(st.ask.capability.fits_in(&n.available()) && n.reservation.is_none()),

@@ -83,13 +83,10 @@ pub use config::{Config, QueuePolicy, PARAMS};
 
 use order::app_key;
 use serde_json::{json, Value};
+use sojourn_core::Decision;
 use sojourn_core::{AppId, Cluster, ContainerId, Ctx, Event, NodeId, Params, Policy, Resources, Result, Time};
-use sojourn_core::{Decision, TimerToken};
 use std::collections::{BTreeMap, BTreeSet};
 use tree::{QIx, Tree, UNBOUNDED};
-
-/// The update tick that checks starvation (preemption only).
-const UPDATE_TIMER: TimerToken = TimerToken(1);
 
 /// Builds the policy from validated parameters; a bad queue tree is a
 /// `CoreError::Config` naming the queue and key.
@@ -134,6 +131,8 @@ pub struct Fair {
     preempted_for: BTreeMap<NodeId, Vec<(AppId, Resources)>>,
     /// Nodes each app reserved (pruned lazily against the mirror).
     reserved: BTreeMap<AppId, BTreeSet<NodeId>>,
+    /// The update tick that checks starvation (preemption only): its one
+    /// timer, when armed.
     tick_at: Option<Time>,
 }
 
@@ -372,15 +371,19 @@ impl Policy for Fair {
         self.heartbeat(ctx, node);
     }
 
-    fn on_timer(&mut self, ctx: &mut Ctx<'_>, token: TimerToken) {
-        if token == UPDATE_TIMER {
+    fn next_wake(&self) -> Option<Time> {
+        self.tick_at
+    }
+
+    fn on_wake(&mut self, ctx: &mut Ctx<'_>) {
+        if self.tick_at.is_some_and(|t| t <= ctx.now) {
             self.tick_at = None;
             self.update_tick(ctx);
             self.arm_tick(ctx);
         }
     }
 
-    fn describe(&self, cluster: &Cluster) -> Value {
+    fn describe(&self, cluster: &Cluster, _now: Time) -> Value {
         json!({
             "policy": "fair",
             "cluster": cluster.total(),

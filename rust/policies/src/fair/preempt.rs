@@ -9,7 +9,7 @@
 use super::assign::{Action, Assigned};
 use super::order::{below, greater, min_by};
 use super::tree::QIx;
-use super::{Fair, UPDATE_TIMER};
+use super::Fair;
 use sojourn_core::{
     AppId, Ask, Cluster, Container, ContainerId, Ctx, Node, NodeId, Phase, PreemptMode, Resources, Time,
 };
@@ -33,7 +33,6 @@ impl Fair {
     pub(super) fn arm_tick(&mut self, ctx: &mut Ctx<'_>) {
         if self.tick_at.is_none() && ctx.cluster().pending_containers() > 0 {
             let at = ctx.now.plus(self.cfg.update_interval_ms.max(1));
-            ctx.wake_at(at, UPDATE_TIMER);
             self.tick_at = Some(at);
         }
     }

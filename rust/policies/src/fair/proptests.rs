@@ -7,7 +7,7 @@
 use super::{build, PARAMS};
 use proptest::prelude::*;
 use sojourn_core::{
-    AppId, AppSpec, Ask, ContainerId, Core, CoreConfig, Decision, Event, NodeId, NodeSpec, Outcome, Params, Phase,
+    AppId, AppSpec, Ask, ContainerId, CoreConfig, Decision, Event, Harness, NodeId, NodeSpec, Outcome, Params, Phase,
     PreemptMode, Priority, Resources, Time,
 };
 use std::collections::BTreeMap;
@@ -63,7 +63,7 @@ fn run(cfg: &[(&str, &str)], nodes: &[(u8, u8)], ops: &[Op], unit: bool) -> Resu
     let fail = |e: sojourn_core::CoreError| TestCaseError::fail(e.to_string());
     let given: BTreeMap<String, String> = cfg.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let params = Params::validate("fair", PARAMS, &given).map_err(fail)?;
-    let mut core = Core::new(build(&params).map_err(fail)?, CoreConfig::default());
+    let mut core = Harness::new(build(&params).map_err(fail)?, CoreConfig::default());
     let capped = cfg.iter().any(|(k, _)| k.contains("max_"));
     let mut now = Time::ZERO;
     for (i, (gb, vc)) in nodes.iter().enumerate() {
@@ -139,7 +139,7 @@ fn run(cfg: &[(&str, &str)], nodes: &[(u8, u8)], ops: &[Op], unit: bool) -> Resu
         drain(&mut core, now, &mut wanted, &mut running, &mut log)?;
         let cl = core.cluster();
         cl.check_invariants().map_err(fail)?;
-        let state = core.policy().describe(cl);
+        let state = core.describe();
         check_max_shares(&state["root"])?;
         if scheduled && !capped {
             for a in cl.apps() {
@@ -164,7 +164,7 @@ fn run(cfg: &[(&str, &str)], nodes: &[(u8, u8)], ops: &[Op], unit: bool) -> Resu
 /// Pulls the decisions: allocations are checked against what was asked,
 /// kills complete at once (as a driver would report them).
 fn drain(
-    core: &mut Core,
+    core: &mut Harness,
     now: Time,
     wanted: &mut BTreeMap<(AppId, Priority), i64>,
     running: &mut Vec<ContainerId>,

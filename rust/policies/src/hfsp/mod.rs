@@ -121,7 +121,7 @@ mod tests;
 pub use config::{Config, Preemption, PARAMS};
 use sojourn_core::{
     AppId, Cluster, ContainerId, ContainerState, Ctx, Decision, Event, NodeId, Outcome, Params, Phase, Policy,
-    Resources, Result, Time, TimerToken,
+    Resources, Result, Time, TimerTable,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use virtual_cluster::{Pool, Tasks};
@@ -150,9 +150,17 @@ impl Kind {
 /// A job phase: an app and a phase type.
 pub type Key = (AppId, Kind);
 
-const TOKEN_AGING: TimerToken = TimerToken(1);
-const TOKEN_DELTA: TimerToken = TimerToken(2);
-const TOKEN_LOCALITY: TimerToken = TimerToken(3);
+/// HFSP's wake-ups (declared in firing order for equal times).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Timer {
+    /// The next virtual completion under aging (§2.1): preemption re-checks
+    /// the real order then.
+    Aging,
+    /// A training task passed Δ (§2.2): its progress now gives a size.
+    Delta,
+    /// A phase waiting for locality (§1.7 step 5) may relax: offer the nodes.
+    Locality,
+}
 
 /// What HFSP keeps about one job phase.
 #[derive(Clone, Debug)]
@@ -227,6 +235,7 @@ pub struct Hfsp {
     pub(crate) history: [(f64, u64); 2],
     seq: u64,
     nodes_dirty: bool,
+    timers: TimerTable<Timer>,
 }
 
 /// Containers each type (MAP, REDUCE) may still start in one pass; `None`
@@ -276,6 +285,7 @@ impl Hfsp {
             history: [(0.0, 0), (0.0, 0)],
             seq: 0,
             nodes_dirty: true,
+            timers: TimerTable::new(),
         }
     }
 
@@ -360,11 +370,11 @@ impl Hfsp {
         }
         estimate::check_training(self, ctx);
         if self.cfg.preemption != Preemption::Wait {
-            ctx.cancel_timer(TOKEN_AGING);
+            self.timers.cancel(&Timer::Aging);
             let next = self.pools.iter().filter_map(|p| p.next_completion()).min_by(f64::total_cmp);
             if let Some(work) = next {
                 let ms = (work / self.cfg.aging_speed).ceil().max(1.0) as u64;
-                ctx.wake_at(Time(now.0 + ms), TOKEN_AGING);
+                self.timers.set(now, Time(now.0 + ms), Timer::Aging);
             }
         }
     }
@@ -495,7 +505,7 @@ impl Hfsp {
         if training {
             self.train_running[key.1 as usize] += 1;
             if self.cfg.delta_ms > 0 {
-                ctx.wake_at(Time(now.0 + self.cfg.delta_ms), TOKEN_DELTA);
+                self.timers.set(now, Time(now.0 + self.cfg.delta_ms), Timer::Delta);
             }
         }
         let (node, resources) =
@@ -651,7 +661,7 @@ impl Hfsp {
         if p.locality_wait.is_none() {
             p.locality_wait = Some(ctx.now);
             for k in 1..=2 {
-                ctx.wake_at(ctx.now.plus(k * self.cfg.locality_delay_ms), TOKEN_LOCALITY);
+                self.timers.set(ctx.now, ctx.now.plus(k * self.cfg.locality_delay_ms), Timer::Locality);
             }
         }
     }
@@ -897,16 +907,22 @@ impl Policy for Hfsp {
         self.heartbeat(ctx, node);
     }
 
-    fn on_timer(&mut self, ctx: &mut Ctx<'_>, token: TimerToken) {
-        self.update(ctx);
-        if token == TOKEN_LOCALITY {
-            self.on_schedule(ctx);
-        }
-        preempt::preempt(self, ctx, None);
-        preempt::resume_pass(self, ctx, None);
+    fn next_wake(&self) -> Option<Time> {
+        self.timers.next()
     }
 
-    fn describe(&self, _cluster: &Cluster) -> serde_json::Value {
+    fn on_wake(&mut self, ctx: &mut Ctx<'_>) {
+        while let Some(timer) = self.timers.pop_due(ctx.now) {
+            self.update(ctx);
+            if timer == Timer::Locality {
+                self.on_schedule(ctx);
+            }
+            preempt::preempt(self, ctx, None);
+            preempt::resume_pass(self, ctx, None);
+        }
+    }
+
+    fn describe(&self, _cluster: &Cluster, _now: Time) -> serde_json::Value {
         // Phases in the real order, then those really done but still in the
         // virtual cluster.
         let mut keys = self.order();

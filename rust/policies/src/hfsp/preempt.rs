@@ -33,6 +33,9 @@ enum Filed {
     /// candidate, by the start of its running spell.
     Running(Key, Time),
     Suspended(Key),
+    /// A kill was decided and the driver has not reported it done: its
+    /// resources are as good as free to the demand.
+    Dying(Resources),
 }
 
 /// HFSP's containers as preemption and resumption look them up, kept up
@@ -43,6 +46,8 @@ pub struct Index {
     running: BTreeMap<Key, BTreeSet<(Time, ContainerId)>>,
     suspended: BTreeMap<Key, BTreeSet<ContainerId>>,
     filed: BTreeMap<ContainerId, Filed>,
+    /// Σ resources of the containers being killed.
+    dying: Resources,
 }
 
 impl Index {
@@ -50,14 +55,20 @@ impl Index {
     pub(crate) fn file(&mut self, cid: ContainerId, ci: &CInfo) {
         self.remove(cid);
         let f = match ci.since {
+            _ if ci.preempting => Filed::Dying(ci.resources),
             None => Filed::Suspended(ci.key),
-            Some(t) if !ci.training && !ci.preempting => Filed::Running(ci.key, t),
+            Some(t) if !ci.training => Filed::Running(ci.key, t),
             Some(_) => return,
         };
         match f {
-            Filed::Running(key, t) => self.running.entry(key).or_default().insert((t, cid)),
-            Filed::Suspended(key) => self.suspended.entry(key).or_default().insert(cid),
-        };
+            Filed::Running(key, t) => {
+                self.running.entry(key).or_default().insert((t, cid));
+            }
+            Filed::Suspended(key) => {
+                self.suspended.entry(key).or_default().insert(cid);
+            }
+            Filed::Dying(r) => self.dying += r,
+        }
         self.filed.insert(cid, f);
     }
 
@@ -79,6 +90,7 @@ impl Index {
                     }
                 }
             }
+            Some(Filed::Dying(r)) => self.dying = self.dying.saturating_sub(&r),
             None => {}
         }
     }
@@ -354,7 +366,9 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
     };
     let order = h.order();
     let cluster = ctx.cluster();
-    let mut free = cluster.total().saturating_sub(&cluster.allocated());
+    // Containers being killed count as free: without them every call
+    // between a kill and its completion would choose another victim.
+    let mut free = (cluster.total() + h.index.dying).saturating_sub(&cluster.allocated());
     // Demand, best first: training tasks (may preempt anyone below late
     // phases), then each phase's outstanding asks.
     let mut demand: Vec<(usize, Key, u64)> = Vec::new();

@@ -4,7 +4,7 @@ use super::{build, PARAMS};
 use crate::test_support::node;
 use serde_json::Value;
 use sojourn_core::{
-    AppId, AppSpec, Ask, ContainerId, Core, CoreConfig, Decision, Event, Locality, NodeId, Outcome, Params, Phase,
+    AppId, AppSpec, Ask, ContainerId, CoreConfig, Decision, Event, Harness, Locality, NodeId, Outcome, Params, Phase,
     PreemptMode, Priority, Resources, Time,
 };
 use std::collections::BTreeMap;
@@ -14,21 +14,21 @@ use std::collections::BTreeMap;
 const SIMPLE: &[(&str, &str)] =
     &[("training_tasks", "0"), ("tiny_threshold", "1"), ("use_ask_estimates", "true"), ("map_share", "1")];
 
-fn core(extra: &[(&str, &str)]) -> Core {
+fn core(extra: &[(&str, &str)]) -> Harness {
     let given: BTreeMap<String, String> =
         SIMPLE.iter().chain(extra).map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let p = Params::validate("hfsp", PARAMS, &given).expect("valid parameters");
-    Core::new(build(&p).expect("valid configuration"), CoreConfig::default())
+    Harness::new(build(&p).expect("valid configuration"), CoreConfig::default())
 }
 
 /// App `id` submitted at `t` with `tasks` map tasks of 1 GB, 1 vcore, each
 /// estimated at `est_ms`.
-fn job(c: &mut Core, t: u64, id: u32, tasks: u32, est_ms: u64) {
+fn job(c: &mut Harness, t: u64, id: u32, tasks: u32, est_ms: u64) {
     job_of(c, t, id, tasks, est_ms, Phase::Map);
 }
 
 /// The same with `phase` tasks at that phase's MapReduce priority.
-fn job_of(c: &mut Core, t: u64, id: u32, tasks: u32, est_ms: u64, phase: Phase) {
+fn job_of(c: &mut Harness, t: u64, id: u32, tasks: u32, est_ms: u64, phase: Phase) {
     let prio = if phase == Phase::Reduce { Priority::REDUCE } else { Priority::MAP };
     let mut ask = Ask::new(prio, Resources::new(1024, 1), tasks, phase);
     ask.est_task_ms = Some(est_ms);
@@ -36,13 +36,13 @@ fn job_of(c: &mut Core, t: u64, id: u32, tasks: u32, est_ms: u64, phase: Phase) 
 }
 
 /// App `id` submitted at `t` with `ask`.
-fn submit(c: &mut Core, t: u64, id: u32, ask: Ask) {
+fn submit(c: &mut Harness, t: u64, id: u32, ask: Ask) {
     let spec = AppSpec::new(AppId(id), "q", "u");
     c.handle(Time(t), Event::AppAdded(spec)).expect("app");
     c.handle(Time(t), Event::AsksUpdated { app: AppId(id), asks: vec![ask] }).expect("ask");
 }
 
-fn heartbeat(c: &mut Core, t: u64, n: u32) -> Vec<Decision> {
+fn heartbeat(c: &mut Harness, t: u64, n: u32) -> Vec<Decision> {
     c.handle(Time(t), Event::NodeHeartbeat { node: NodeId(n) }).expect("heartbeat");
     c.drain_decisions()
 }
@@ -56,28 +56,28 @@ fn allocations(ds: &[Decision]) -> Vec<(u32, ContainerId)> {
 }
 
 /// The apps of the containers a heartbeat of node `n` at `t` places.
-fn apps_placed(c: &mut Core, t: u64, n: u32) -> Vec<u32> {
+fn apps_placed(c: &mut Harness, t: u64, n: u32) -> Vec<u32> {
     allocations(&heartbeat(c, t, n)).iter().map(|a| a.0).collect()
 }
 
-fn finish(c: &mut Core, t: u64, container: ContainerId) -> Vec<Decision> {
+fn finish(c: &mut Harness, t: u64, container: ContainerId) -> Vec<Decision> {
     c.handle(Time(t), Event::ContainerCompleted { container, outcome: Outcome::Finished }).expect("complete");
     c.drain_decisions()
 }
 
 /// With training: t = 2, tiny below 2 tasks, sizes learned (s0 = 60 s).
-fn training_core(extra: &[(&str, &str)]) -> Core {
+fn training_core(extra: &[(&str, &str)]) -> Harness {
     let mut params = vec![("training_tasks", "2"), ("tiny_threshold", "2"), ("use_ask_estimates", "false")];
     params.extend_from_slice(extra);
     core(&params)
 }
 
-fn describe(c: &Core) -> Value {
-    c.policy().describe(c.cluster())
+fn describe(c: &Harness) -> Value {
+    c.describe()
 }
 
 /// A number `field` of app `app`'s (first) phase in `describe`.
-fn phase_number(c: &Core, app: u32, field: &str) -> f64 {
+fn phase_number(c: &Harness, app: u32, field: &str) -> f64 {
     describe(c)["phases"]
         .as_array()
         .unwrap()
@@ -87,7 +87,7 @@ fn phase_number(c: &Core, app: u32, field: &str) -> f64 {
         .unwrap_or(f64::NAN)
 }
 
-fn virtual_size(c: &Core, app: u32) -> f64 {
+fn virtual_size(c: &Harness, app: u32) -> f64 {
     phase_number(c, app, "virtual_size_ms")
 }
 
@@ -406,7 +406,7 @@ fn reduce_final_times_reduces_from_their_sort_finish() {
     node(&mut c, 0, 3072, 3);
     job_of(&mut c, 0, 1, 6, 0, Phase::Reduce);
     let a = allocations(&heartbeat(&mut c, 0, 0));
-    let report = |c: &mut Core, at, i: usize, progress, sorted| {
+    let report = |c: &mut Harness, at, i: usize, progress, sorted| {
         let e = Event::ContainerProgress { container: a[i].1, progress, sort_finished: Some(Time(sorted)) };
         c.handle(Time(at), e).unwrap();
     };
@@ -480,11 +480,15 @@ fn prefers_n1(rack: bool) -> Ask {
 /// of its own (event-driven drivers offer no node again).
 #[test]
 fn delay_scheduling_relaxes_with_time() {
+    // n1 is busy with B (smaller, placed first), so A is offered only n0,
+    // by its heartbeats and by the passes of the wake-ups at D and 2D.
     let first_on_n0 = |delay: &str, rack: bool| {
         let mut c = core(&[("locality_delay_ms", delay)]);
         node(&mut c, 0, 1024, 1);
         node(&mut c, 1, 1024, 1);
         submit(&mut c, 0, 1, prefers_n1(rack));
+        job(&mut c, 0, 2, 1, 500);
+        assert_eq!(apps_placed(&mut c, 0, 1), vec![2]);
         [0, 999, 1000, 1999, 2000].into_iter().find(|t| !allocations(&heartbeat(&mut c, *t, 0)).is_empty())
     };
     assert_eq!(first_on_n0("0", false), Some(0));
@@ -512,6 +516,9 @@ fn delay_scheduling_restarts_for_a_new_wave() {
     node(&mut c, 0, 2048, 2);
     node(&mut c, 1, 1024, 1);
     submit(&mut c, 0, 1, prefers_n1(false));
+    // n1 is busy with B (smaller, placed first): A is offered only n0.
+    job(&mut c, 0, 2, 1, 500);
+    assert_eq!(apps_placed(&mut c, 0, 1), vec![2]);
     assert!(heartbeat(&mut c, 0, 0).is_empty());
     assert_eq!(apps_placed(&mut c, 2000, 0), vec![1]);
     c.handle(Time(3000), Event::AsksUpdated { app: AppId(1), asks: vec![prefers_n1(false)] }).unwrap();
@@ -592,7 +599,7 @@ fn a_phase_waiting_for_locality_does_not_preempt() {
     c.handle(Time(2000), Event::ContainerCompleted { container: on_n0[0].1, outcome: Outcome::Preempted }).unwrap();
     let again = allocations(&heartbeat(&mut c, 2000, 0));
     assert_eq!(again.iter().map(|a| a.0).collect::<Vec<_>>(), vec![2]);
-    let progress = |c: &mut Core, t| {
+    let progress = |c: &mut Harness, t| {
         c.handle(Time(t), Event::ContainerProgress { container: on_n1[0].1, progress: 0.5, sort_finished: None })
             .unwrap();
         c.drain_decisions()
@@ -673,5 +680,28 @@ fn am_containers_are_never_victims() {
         submit(&mut c, 1000, 2, sized(Phase::Map, 1024, 1, 1000));
         assert!(c.drain_decisions().is_empty(), "{mode}");
         assert!(heartbeat(&mut c, 1000, 0).is_empty(), "{mode}");
+    }
+}
+
+/// A kill the driver has not reported done yet frees its room as far as
+/// the demand goes: B (10 long tasks) fills both nodes, A (1 short map)
+/// arrives and one of B's tasks is killed; events before the kill completes
+/// (a progress report, a heartbeat) kill nothing more. Before, each such
+/// event chose another victim, as YARN's grace period leaves many of them.
+#[test]
+fn a_kill_in_flight_is_not_doubled_by_the_next_events() {
+    let mut c = core(&[("preemption", "kill")]);
+    node(&mut c, 0, 1024, 1);
+    node(&mut c, 1, 1024, 1);
+    job(&mut c, 0, 2, 10, 100_000);
+    let b = allocations(&crate::test_support::schedule(&mut c, 0));
+    assert_eq!(b.len(), 2);
+    job(&mut c, 1000, 1, 1, 1_000);
+    let first = c.drain_decisions();
+    assert_eq!(first.len(), 1, "{first:?}");
+    for t in [1100, 1200] {
+        c.handle(Time(t), Event::ContainerProgress { container: b[0].1, progress: 0.1, sort_finished: None }).unwrap();
+        c.handle(Time(t), Event::NodeHeartbeat { node: NodeId(0) }).unwrap();
+        assert!(c.drain_decisions().is_empty(), "a second victim at {t}");
     }
 }

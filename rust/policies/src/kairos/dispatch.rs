@@ -24,7 +24,7 @@ impl Kairos {
     }
 
     fn cap(&self, cluster: &Cluster, node: NodeId) -> u32 {
-        self.cores(cluster, node) + self.cfg.extra
+        self.cores(cluster, node).saturating_add(self.cfg.extra)
     }
 
     /// Whether one container of `app` at `prio` could start on `node` now,

@@ -55,7 +55,7 @@ mod tests;
 pub use config::{Config, Starvation, TieBreak, PARAMS};
 use sojourn_core::{
     AppId, Cluster, ContainerId, ContainerState, Ctx, Decision, Event, NodeId, Params, Phase, Policy, Result, Time,
-    TimerToken,
+    TimerTable,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -96,6 +96,15 @@ pub struct Kairos {
     /// Nodes whose idle cores may serve a suspended task again (a resume
     /// was rejected).
     dirty: BTreeSet<NodeId>,
+    pub(crate) timers: TimerTable<Timer>,
+}
+
+/// Kairos's wake-ups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Timer {
+    /// The quantum W of a running task ends (§3.3): it may yield to a
+    /// suspended task with less attained service.
+    QuantumEnd(ContainerId),
 }
 
 fn fifo_key(a: &sojourn_core::App) -> (u64, u32) {
@@ -113,6 +122,7 @@ impl Kairos {
             key_of: BTreeMap::new(),
             stats_at: None,
             dirty: BTreeSet::new(),
+            timers: TimerTable::new(),
         }
     }
 
@@ -136,7 +146,7 @@ impl Kairos {
         let end = ctx.now.plus(self.cfg.quantum_ms);
         let task =
             Task { node, quantum_end: Some(end), suspended_since: None, preemptions: 0, protected_until: Time::ZERO };
-        ctx.wake_at(end, TimerToken(container.0));
+        self.timers.set(ctx.now, end, Timer::QuantumEnd(container));
         self.on_node.entry(node).or_default().insert(container);
         self.tasks.insert(container, task);
         self.reindex(ctx, node);
@@ -145,6 +155,7 @@ impl Kairos {
     /// Forgets a container; its node must be re-filed ([`Self::reindex`]).
     pub(crate) fn untrack(&mut self, container: ContainerId) -> Option<Task> {
         let task = self.tasks.remove(&container)?;
+        self.timers.cancel(&Timer::QuantumEnd(container));
         if let Some(set) = self.on_node.get_mut(&task.node) {
             set.remove(&container);
             if set.is_empty() {
@@ -235,16 +246,20 @@ impl Policy for Kairos {
         self.schedule(ctx, None);
     }
 
-    fn on_timer(&mut self, ctx: &mut Ctx<'_>, token: TimerToken) {
-        let c = ContainerId(token.0);
-        let due = self.tasks.get(&c).and_then(|t| t.quantum_end).is_some_and(|end| end <= ctx.now);
-        if due && Self::is_running(ctx.cluster(), c) {
-            self.quantum_end(ctx, c);
+    fn next_wake(&self) -> Option<Time> {
+        self.timers.next()
+    }
+
+    fn on_wake(&mut self, ctx: &mut Ctx<'_>) {
+        while let Some(Timer::QuantumEnd(c)) = self.timers.pop_due(ctx.now) {
+            let due = self.tasks.get(&c).and_then(|t| t.quantum_end).is_some_and(|end| end <= ctx.now);
+            if due && Self::is_running(ctx.cluster(), c) {
+                self.quantum_end(ctx, c);
+            }
         }
     }
 
-    fn describe(&self, cluster: &Cluster) -> serde_json::Value {
-        let now = cluster.containers().filter_map(|c| c.running_since).max().unwrap_or(Time::ZERO);
+    fn describe(&self, cluster: &Cluster, now: Time) -> serde_json::Value {
         let nodes: Vec<serde_json::Value> = self
             .on_node
             .iter()

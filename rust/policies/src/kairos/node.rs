@@ -4,8 +4,9 @@
 //! holds its vcores, a suspended one only its memory (the mirror's rule), so
 //! "a core is free" is "the suspended task's vcores fit again".
 
+use super::Timer;
 use super::{Kairos, Starvation};
-use sojourn_core::{Cluster, ContainerId, Ctx, NodeId, PreemptMode, Resources, Time, TimerToken};
+use sojourn_core::{Cluster, ContainerId, Ctx, NodeId, PreemptMode, Resources, Time};
 
 /// Variance of attained service over `tasks` (live service; 0 for fewer
 /// than two tasks): the central scheduler's tie-break (§3.4, §6.14).
@@ -62,7 +63,7 @@ impl Kairos {
             t.quantum_end = Some(end);
             t.suspended_since = None;
         }
-        ctx.wake_at(end, TimerToken(c.0));
+        self.timers.set(ctx.now, end, Timer::QuantumEnd(c));
     }
 
     pub(crate) fn suspend(&mut self, ctx: &mut Ctx<'_>, c: ContainerId) -> bool {

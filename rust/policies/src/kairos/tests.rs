@@ -3,18 +3,18 @@
 //! N = v tasks and its memory bounds how many it may hold suspended.
 
 use crate::test_support::{allocations, config_error, core, finish, job_in, node, resumed, schedule, suspended, tick};
-use sojourn_core::{ContainerId, Core, Phase};
+use sojourn_core::{ContainerId, Harness, Phase};
 
-fn kairos(kv: &[(&str, &str)]) -> Core {
+fn kairos(kv: &[(&str, &str)]) -> Harness {
     core("kairos", kv)
 }
 
-fn job(c: &mut Core, t: u64, id: u32, tasks: u32) {
+fn job(c: &mut Harness, t: u64, id: u32, tasks: u32) {
     job_in(c, t, id, "default", tasks, Phase::Map);
 }
 
 /// Starts job `id` (one task) at `t` and returns its container.
-fn start(c: &mut Core, t: u64, id: u32) -> (ContainerId, Vec<ContainerId>) {
+fn start(c: &mut Harness, t: u64, id: u32) -> (ContainerId, Vec<ContainerId>) {
     job(c, t, id, 1);
     let ds = schedule(c, t);
     let a = allocations(&ds);
@@ -173,7 +173,7 @@ fn placement_fewest_tasks_capped_at_n_plus_q_ties_to_lowest_variance() {
     let ds = schedule(&mut c, 70_000);
     assert_eq!(nodes(&ds), vec![0, 1], "{ds:?}");
     assert_eq!(allocations(&ds).iter().map(|a| a.0).collect::<Vec<_>>(), vec![5, 6]);
-    let v = c.policy().describe(c.cluster());
+    let v = c.describe();
     assert_eq!(v["queued_jobs"], serde_json::json!([7]), "{v}");
 
     // the Sum alternative: n0 {50 s, 20 s} = 70 s, n1 {60 s, 10 s} = 70 s:

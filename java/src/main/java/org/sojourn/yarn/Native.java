@@ -52,24 +52,21 @@ public final class Native implements AutoCloseable {
     return new Native(nCreate(policy, keys, values, settingsJson, logLevel));
   }
 
-  /** Applies a JSON array of events at {@code nowMs}; returns the JSON response. */
-  public String handle(long nowMs, String eventsJson) {
+  /**
+   * One step of the core (its cycle: the policy's timers due by
+   * {@code nowMs} fire, then the events of the JSON array apply in order);
+   * returns the JSON response. {@code nowMs} never goes backwards.
+   */
+  public String step(long nowMs, String eventsJson) {
     synchronized (lock) {
-      return nHandle(live(), nowMs, eventsJson);
+      return nStep(live(), nowMs, eventsJson);
     }
   }
 
-  /** Fires the policy's timers due at {@code nowMs}; returns the JSON response. */
-  public String handleTimeout(long nowMs) {
+  /** When the policy next wants a step (ms), or -1. */
+  public long nextWake() {
     synchronized (lock) {
-      return nHandleTimeout(live(), nowMs);
-    }
-  }
-
-  /** When the policy next wants to be woken (ms), or -1. */
-  public long pollTimeout() {
-    synchronized (lock) {
-      return nPollTimeout(live());
+      return nNextWake(live());
     }
   }
 
@@ -184,11 +181,9 @@ public final class Native implements AutoCloseable {
   static native long nCreate(String policy, String[] keys, String[] values,
       String settingsJson, int logLevel);
 
-  static native String nHandle(long handle, long now, String eventsJson);
+  static native String nStep(long handle, long now, String eventsJson);
 
-  static native String nHandleTimeout(long handle, long now);
-
-  static native long nPollTimeout(long handle);
+  static native long nNextWake(long handle);
 
   static native String nDescribe(long handle);
 

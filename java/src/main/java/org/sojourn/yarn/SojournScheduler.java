@@ -121,8 +121,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, FiCaSchedulerNode>
     implements Configurable, SojournSchedulerMXBean {
   private static final Logger LOG = LoggerFactory.getLogger(SojournScheduler.class);
-  /** Rounds of decision / rejection exchange per entry into the core. */
-  private static final int MAX_ROUNDS = 16;
 
   private final ResourceCalculator rc = new DominantResourceCalculator();
   private final long startNanos = System.nanoTime();
@@ -951,57 +949,39 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
   }
 
   /**
-   * Sends a batch, then the follow-ups of the decisions it brought
-   * (confirmations, rejections), round after round. Events that RPC threads
-   * queue meanwhile wait for the next entry, so the rounds end; follow-ups
-   * left after the last round go to the front of the queue, never lost (a lost
-   * rejection would leave the core's mirror holding a container YARN never made).
+   * One step of the core (its cycle, sojourn_core::engine): the policy's
+   * timers due by {@code now} fire, the batch applies, and the decisions
+   * come back and are applied to YARN. What applying them brings back
+   * (confirmations, rejections) goes to the front of the queue for the next
+   * step, at the next heartbeat or tick, never into this one: a policy that
+   * answers a rejection with the same decision costs one rejection per step,
+   * never a loop, and a follow-up is never lost (a lost rejection would leave
+   * the core's mirror holding a container YARN never made).
    */
   private void send(List<ObjectNode> batch, long now) {
     if (coreFailed && !rebuilding) {
       rebuildCore(); // sends everything, this batch's news included
       return;
     }
-    Set<String> rejectedNow = new HashSet<>();
-    for (int round = 0; round < MAX_ROUNDS && !batch.isEmpty() && !coreFailed; round++) {
-      final String json = Protocol.encode(batch);
-      Protocol.Response r = callCore(() -> core.handle(now, json));
-      for (Protocol.EventError e : r.errors) {
-        LOG.warn("sojourn: the core refused {}: {}",
-            e.index >= 0 && e.index < batch.size() ? batch.get(e.index) : "an event", e.message);
-      }
-      nextTimeout = r.nextTimeout;
-      batch = apply(r.decisions, now);
-      if (onlyRepeatedRejections(batch, rejectedNow)) {
-        // The policy answered its rejections by making the same decisions
-        // again (e.g. a suspend with suspend=reject): more rounds would only
-        // repeat them. The rejections go to the next entry, never lost.
-        LOG.debug("sojourn: the core repeats rejected decisions; {} rejection(s) wait for the next entry",
-            batch.size());
-        break;
-      }
+    long wake = nextTimeout;
+    if (batch.isEmpty() && (wake < 0 || wake > now)) {
+      return;
+    }
+    final String json = Protocol.encode(batch);
+    Protocol.Response r = callCore(() -> core.step(now, json));
+    for (Protocol.EventError e : r.errors) {
+      LOG.warn("sojourn: the core refused {}: {}",
+          e.index >= 0 && e.index < batch.size() ? batch.get(e.index) : "an event", e.message);
     }
     if (coreFailed && !rebuilding) {
       rebuildCore();
       return;
     }
-    for (int i = batch.size() - 1; i >= 0; i--) {
-      pending.addFirst(batch.get(i));
+    nextTimeout = r.nextTimeout;
+    List<ObjectNode> followUps = apply(r.decisions, now);
+    for (int i = followUps.size() - 1; i >= 0; i--) {
+      pending.addFirst(followUps.get(i));
     }
-  }
-
-  /**
-   * Whether every event of {@code followUps} rejects a decision that was
-   * already rejected in this entry (recorded in {@code seen}).
-   */
-  static boolean onlyRepeatedRejections(List<ObjectNode> followUps, Set<String> seen) {
-    boolean repeated = !followUps.isEmpty();
-    for (ObjectNode e : followUps) {
-      if (!"rejected".equals(e.path("type").asText()) || seen.add(e.path("decision").toString())) {
-        repeated = false;
-      }
-    }
-    return repeated;
   }
 
   private interface CoreCall {
@@ -1035,12 +1015,6 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
         long now = now();
         killExpired(now);
         List<ObjectNode> batch = new ArrayList<>();
-        long t = nextTimeout;
-        if (t >= 0 && t <= now) {
-          Protocol.Response r = callCore(() -> core.handleTimeout(now));
-          nextTimeout = r.nextTimeout;
-          batch.addAll(apply(r.decisions, now));
-        }
         drainPending(batch);
         send(batch, now);
         if (now - driftCheckedAt >= DRIFT_CHECK_MS) {

@@ -25,13 +25,13 @@ public class NativeTest {
   @Test
   public void aBatchComesBackAsDecisions() throws Exception {
     try (Native n = Native.open("fifo", Collections.emptyMap(), "{\"seed\":1}", 3)) {
-      Protocol.Response r = Protocol.decode(n.handle(5, SETUP));
+      Protocol.Response r = Protocol.decode(n.step(5, SETUP));
       assertEquals(2, r.decisions.size());
       assertEquals("allocate", r.decisions.get(0).path("type").asText());
       assertTrue(r.errors.isEmpty());
       JsonNode d = Protocol.JSON.readTree(n.describe());
       assertEquals(2, d.path("cluster").path("containers").asInt());
-      assertEquals(-1, n.pollTimeout());
+      assertEquals(-1, n.nextWake());
     }
   }
 
@@ -60,7 +60,7 @@ public class NativeTest {
   @Test
   public void aBatchThatIsNotAnArrayIsAnIllegalArgument() {
     try (Native n = Native.open("fifo", Collections.emptyMap(), "", 3)) {
-      n.handle(0, "{\"type\":\"node_heartbeat\",\"node\":1}");
+      n.step(0, "{\"type\":\"node_heartbeat\",\"node\":1}");
       fail("expected an exception");
     } catch (IllegalArgumentException e) {
       assertTrue(e.getMessage(), e.getMessage().contains("bad input"));
@@ -71,7 +71,7 @@ public class NativeTest {
   @Test
   public void aMalformedEventIsRefusedAloneWithItsKind() {
     try (Native n = Native.open("fifo", Collections.emptyMap(), "", 3)) {
-      Protocol.Response r = Protocol.decode(n.handle(0, "[{\"type\":\"warp_drive\"},"
+      Protocol.Response r = Protocol.decode(n.step(0, "[{\"type\":\"warp_drive\"},"
           + "{\"type\":\"node_added\",\"node\":1,\"name\":\"h1\",\"rack\":\"/r\","
           + "\"capacity\":{\"memory_mb\":1024,\"vcores\":1}}]"));
       assertEquals(1, r.errors.size());
@@ -105,13 +105,13 @@ public class NativeTest {
     n.close(); // idempotent on the Java side
     assertFalse(n.isOpen());
     try {
-      n.handle(0, "[]");
+      n.step(0, "[]");
       fail("expected an exception");
     } catch (IllegalStateException e) {
       assertTrue(e.getMessage().contains("closed"));
     }
     try {
-      Native.nHandle(123456789L, 0, "[]");
+      Native.nStep(123456789L, 0, "[]");
       fail("expected an exception");
     } catch (IllegalStateException e) {
       assertTrue(e.getMessage(), e.getMessage().contains("not open"));

@@ -105,6 +105,48 @@ public class ReliabilityTest extends SojournTestBase {
     assertEquals(0, scheduler().getRejections());
   }
 
+  /**
+   * Core v2's cycle: a decision YARN keeps refusing (here a node the AM
+   * blacklisted, which the core does not model) costs one rejection per
+   * step, and the follow-up waits for the next step instead of a round loop
+   * inside the heartbeat. The ask is served as soon as a usable node comes.
+   */
+  @Test
+  public void aDecisionYarnKeepsRefusingCostsOneRejectionPerStep() throws Exception {
+    start(conf());
+    MockNM usable = rm.registerNode("127.0.0.1:1234", 2 * GB, 2);
+    RMApp app = submit(GB);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, usable); // the AM fills half of it
+    MockNM refused = rm.registerNode("127.0.0.1:1235", 8 * GB, 8);
+    rm.drainEvents();
+    am.allocate(org.apache.hadoop.yarn.api.protocolrecords.AllocateRequest.newInstance(0, 0f,
+        Arrays.asList(request(1, 0, GB, 1)), Collections.<ContainerId>emptyList(),
+        org.apache.hadoop.yarn.api.records.ResourceBlacklistRequest.newInstance(
+            Arrays.asList(refused.getNodeId().getHost()), Collections.<String>emptyList())));
+    int beats = 5;
+    for (int i = 0; i < beats; i++) {
+      refused.nodeHeartbeat(true);
+      rm.drainEvents();
+    }
+    Thread.sleep(500); // ticks step the core with the last rejection
+    long rejections = scheduler().getRejections();
+    assertTrue("the blacklisted node was tried: " + rejections, rejections >= 1);
+    assertTrue("at most one rejection per step: " + rejections + " for " + beats + " heartbeats",
+        rejections <= beats);
+    Thread.sleep(500);
+    assertEquals("ticks alone do not retry", rejections, scheduler().getRejections());
+    assertTrue("nothing was placed on the blacklisted node", am.schedule().getAllocatedContainers().isEmpty());
+    List<Container> got = new ArrayList<>();
+    for (int i = 0; i < 20 && got.isEmpty(); i++) {
+      usable.nodeHeartbeat(true);
+      rm.drainEvents();
+      got.addAll(am.schedule().getAllocatedContainers());
+    }
+    assertEquals(1, got.size());
+    assertEquals(usable.getNodeId(), got.get(0).getNodeId());
+    assertMirrorMatches(usable, "after the refusals");
+  }
+
   /** Reliability finding 5: the larger size at a shared priority used to wait forever. */
   @Test
   public void twoSizesAtOnePriorityAreBothServed() throws Exception {

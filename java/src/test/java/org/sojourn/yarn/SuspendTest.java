@@ -6,7 +6,6 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -272,20 +271,6 @@ public class SuspendTest extends SojournTestBase {
       }
       assertTrue(String.valueOf(t), String.valueOf(t.getMessage()).contains("yarn.scheduler.sojourn.suspend='pause'"));
     }
-  }
-
-  @Test
-  public void aRoundOfOnlyRepeatedRejectionsEndsTheExchange() throws Exception {
-    Set<String> seen = new HashSet<>();
-    ObjectNode suspend = (ObjectNode) Protocol.JSON.readTree(
-        "{\"type\":\"preempt\",\"container\":7,\"mode\":\"suspend\"}");
-    List<ObjectNode> round = new ArrayList<>();
-    round.add(Protocol.rejected(suspend, "no", Protocol.Refusal.RETRY));
-    assertFalse(SojournScheduler.onlyRepeatedRejections(round, seen)); // first time: deliver
-    assertTrue(SojournScheduler.onlyRepeatedRejections(round, seen)); // the same again: stop
-    round.add(Protocol.containerStarted(8));
-    assertFalse(SojournScheduler.onlyRepeatedRejections(round, seen)); // other news: go on
-    assertFalse(SojournScheduler.onlyRepeatedRejections(new ArrayList<>(), seen));
   }
 
   /** The base test configuration plus a shipped hadoop-conf file, loaded as a resource. */

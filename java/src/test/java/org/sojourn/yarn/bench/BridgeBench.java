@@ -40,7 +40,7 @@ public final class BridgeBench {
             .append("\"capability\":{\"memory_mb\":1024,\"vcores\":1},\"count\":1000000,\"phase\":\"map\"}]}");
       }
       setup.append("]");
-      core.handle(0, setup.toString());
+      core.step(0, setup.toString());
 
       // Each node keeps its containers; when it comes round again, half finish.
       Map<Integer, ArrayDeque<Long>> running = new TreeMap<>();
@@ -58,7 +58,7 @@ public final class BridgeBench {
         }
         b.append("{\"type\":\"node_heartbeat\",\"node\":").append(node).append("}]");
         long s = System.nanoTime();
-        JsonNode r = JSON.readTree(core.handle(i + 1, b.toString()));
+        JsonNode r = JSON.readTree(core.step(i + 1, b.toString()));
         List<Long> started = new ArrayList<>();
         for (JsonNode d : r.path("decisions")) {
           if ("allocate".equals(d.path("type").asText())) {
