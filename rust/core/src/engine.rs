@@ -26,6 +26,7 @@
 
 use crate::cluster::{Cluster, Recovered};
 use crate::error::{CoreError, Result};
+use crate::metrics::Metrics;
 use crate::policy::{Ctx, Policy};
 use crate::protocol::{Decision, Event, PreemptMode, Record, RefusalKind};
 use crate::resources::Resources;
@@ -99,6 +100,7 @@ pub struct Core {
     rng: Rng,
     network_delay_ms: u64,
     stats: CoreStats,
+    metrics: Metrics,
     last_now: Time,
 }
 
@@ -111,6 +113,7 @@ impl Core {
             rng: Rng::seeded(config.seed),
             network_delay_ms: config.network_delay_ms,
             stats: CoreStats::default(),
+            metrics: Metrics::default(),
             last_now: Time::ZERO,
         }
     }
@@ -128,6 +131,10 @@ impl Core {
     }
     pub fn stats(&self) -> &CoreStats {
         &self.stats
+    }
+    /// What the policy published about its own work (see [`Metrics`]).
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
     }
 
     /// One cycle: fire the policy's due timers, apply `events` in order,
@@ -256,7 +263,8 @@ impl Core {
 
     fn with_ctx(&mut self, now: Time, f: impl FnOnce(&mut dyn Policy, &mut Ctx<'_>)) {
         let before = self.out.len();
-        let mut ctx = Ctx::new(now, &mut self.cluster, &mut self.out, &mut self.rng, self.network_delay_ms);
+        let mut ctx =
+            Ctx::new(now, &mut self.cluster, &mut self.out, &mut self.rng, self.network_delay_ms, &mut self.metrics);
         f(self.policy.as_mut(), &mut ctx);
         for d in self.out.iter().skip(before) {
             match d {

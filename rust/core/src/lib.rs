@@ -3,7 +3,37 @@
 //!
 //! The core is sans-I/O and deterministic (ARCHITECTURE.md principle 1): no
 //! clock, threads, files or global randomness. Hosts (the simulator in
-//! `sojourn-sim`, the YARN shim through `sojourn-jni`) drive a [`Core`].
+//! `sojourn-sim`, the YARN shim through `sojourn-jni`, a replay) drive a
+//! [`Core`].
+//!
+//! # For a policy author
+//!
+//! - **The cycle.** Every host calls [`Core::step`]`(now, events)` and gets a
+//!   [`Step`]: the policy's due timers fire first, then the events apply in
+//!   order, then the decisions come back with [`Step::next_wake`]. What the
+//!   host's carrying out of a decision brings back (a confirmation, a
+//!   rejection, a killed container's completion, a new ask) arrives in the
+//!   *next* step, never in the middle of this one. Time never goes
+//!   backwards ([`CoreError::ClockBackwards`]). See [`engine`].
+//! - **The extension points** are the methods of [`Policy`]: `on_event`,
+//!   `on_node_heartbeat`, `on_schedule`, `next_wake`/`on_wake`, `describe`.
+//!   Every decision goes through [`Ctx`], which checks it against the mirror
+//!   ([`Cluster`]) and records it as assumed until the host confirms or
+//!   rejects it.
+//! - **Outcomes are typed.** A refused event ([`RefusedEvent`]) and a
+//!   rejected decision ([`Event::Rejected`]) carry a [`RefusalKind`]:
+//!   `Retry` (may succeed once the state changes), `Never` (do not issue it
+//!   again: the mirror remembers, e.g. a suspension the host cannot do) or
+//!   `Error` (a bug on the side that produced it).
+//! - **Timers are typed.** A policy keeps its wake-ups in a
+//!   [`TimerTable`] of its own payload type (an enum), reports the first in
+//!   [`Policy::next_wake`] and pops the due ones in [`Policy::on_wake`];
+//!   setting and cancelling cost O(log n).
+//! - **Metrics.** A policy counts and observes its own work through
+//!   `ctx.metrics` ([`Metrics`]); the simulator's reports and the shim's
+//!   MXBean show them.
+//! - **Tests** drive a policy through [`Harness`] (one event per step,
+//!   decisions kept until drained), the same cycle the hosts use.
 
 #![forbid(unsafe_code)]
 
@@ -12,6 +42,7 @@ pub mod engine;
 pub mod error;
 pub mod harness;
 pub mod ids;
+pub mod metrics;
 pub mod params;
 pub mod policy;
 pub mod protocol;
@@ -25,6 +56,7 @@ pub use engine::{Core, CoreConfig, CoreStats, RefusedEvent, ReplayOutcome, Step}
 pub use error::{CoreError, Result};
 pub use harness::Harness;
 pub use ids::{AppId, ContainerId, NodeId, Priority};
+pub use metrics::{Distribution, Metrics};
 pub use params::{ParamKind, ParamSpec, Params};
 pub use policy::{Ctx, Policy};
 pub use protocol::{

@@ -19,6 +19,7 @@
 use crate::cluster::{Cluster, Container};
 use crate::error::Result;
 use crate::ids::{AppId, ContainerId, NodeId, Priority};
+use crate::metrics::Metrics;
 use crate::protocol::{Decision, Event, PreemptMode};
 use crate::rng::Rng;
 use crate::time::Time;
@@ -82,6 +83,9 @@ pub struct Ctx<'a> {
     /// Network delay the driver asked distributed-scheduler emulations to
     /// model (ms); zero inside the RM.
     pub network_delay_ms: u64,
+    /// The policy's own counters and distributions ([`Metrics`]), which
+    /// the hosts report.
+    pub metrics: &'a mut Metrics,
     cluster: &'a mut Cluster,
     out: &'a mut VecDeque<Decision>,
 }
@@ -93,8 +97,9 @@ impl<'a> Ctx<'a> {
         out: &'a mut VecDeque<Decision>,
         rng: &'a mut Rng,
         network_delay_ms: u64,
+        metrics: &'a mut Metrics,
     ) -> Ctx<'a> {
-        Ctx { now, rng, network_delay_ms, cluster, out }
+        Ctx { now, rng, network_delay_ms, metrics, cluster, out }
     }
 
     pub fn cluster(&self) -> &Cluster {

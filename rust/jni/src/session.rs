@@ -319,6 +319,9 @@ impl Session {
                 "resumes": s.resumes,
                 "rejections": s.rejections,
             },
+            // The policy's own figures, flat: counters by name, and each
+            // distribution as name.count/.mean/.p50/.p90/.p99/.max.
+            "metrics": self.core.metrics().flat(),
             "next_timeout": self.core.next_wake(),
         })
     }

@@ -135,6 +135,19 @@ fn a_clock_that_goes_backwards_is_refused_and_applies_nothing() {
 }
 
 #[test]
+fn describe_carries_the_policys_own_metrics() {
+    // Kairos counts its quantum ends: one task, a 1 s quantum, woken at 1 s.
+    let h = open("kairos", &[("quantum_ms", "1000")], "").unwrap();
+    let map_task = SETUP.replace(r#""phase":"am""#, r#""phase":"map""#).replace(r#""count":3"#, r#""count":1"#);
+    let r = response(&api::step(h, 0, &map_task).unwrap());
+    assert!(!r["decisions"].as_array().unwrap().is_empty(), "{r}");
+    response(&api::step(h, 1000, "[]").unwrap());
+    let d = response(&api::describe(h).unwrap());
+    assert_eq!(d["metrics"]["quantum_ends"], 1.0, "{d}");
+    api::close(h).unwrap();
+}
+
+#[test]
 fn a_rejection_rolls_the_mirror_back() {
     let h = open("fifo", &[], "").unwrap();
     let r = response(&api::step(h, 0, SETUP).unwrap());

@@ -130,6 +130,7 @@ impl BigC {
             if !fits || ctx.resume(c).is_err() {
                 break;
             }
+            ctx.metrics.count("resumes", 1);
             left -= 1;
         }
         if left == 0 {
@@ -165,6 +166,7 @@ impl BigC {
                 if ctx.preempt(c, PreemptMode::Suspend).is_err() {
                     return None;
                 }
+                ctx.metrics.count("suspensions", 1);
                 self.holding.insert(node);
                 return Some(node);
             }

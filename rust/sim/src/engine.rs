@@ -358,6 +358,7 @@ pub fn simulate<'a>(
     sim.result.wall_ms = started.elapsed().as_secs_f64() * 1000.0;
     sim.result.core_ms = sim.core_ns as f64 / 1e6;
     sim.result.core_events = sim.core.stats().events;
+    sim.result.policy_metrics = sim.core.metrics().clone();
     Ok(sim.result)
 }
 

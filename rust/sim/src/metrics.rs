@@ -20,6 +20,7 @@
 use crate::engine::SimError;
 use crate::run::{JobRecord, RunResult, UtilSample};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -355,6 +356,9 @@ pub struct Summary {
     /// Mean of the run's Jain's indices; `None` without samples.
     pub fairness_mean: Option<f64>,
     pub cost: Cost,
+    /// The policy's own figures, flat (`sojourn_core::Metrics::flat`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub policy_figures: BTreeMap<String, f64>,
 }
 
 impl Summary {
@@ -394,6 +398,7 @@ impl Summary {
                 lost_work_frac: per(run.lost_work_ms as f64, work_ms as f64),
             },
             fairness_mean,
+            policy_figures: run.policy_metrics.flat(),
             cost: Cost {
                 core_events: run.core_events,
                 task_events: run.task_events,

@@ -2,7 +2,7 @@
 //! report is computed from.
 
 use serde::{Deserialize, Serialize};
-use sojourn_core::Time;
+use sojourn_core::{Metrics, Time};
 
 /// One finished job.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -73,4 +73,8 @@ pub struct RunResult {
     pub core_ms: f64,
     /// Simulated time at which the last job finished.
     pub makespan: Time,
+    /// What the policy published about its own work (probes, steals,
+    /// suspensions, quantum ends ...), see `sojourn_core::Metrics`.
+    #[serde(default)]
+    pub policy_metrics: Metrics,
 }

@@ -53,6 +53,7 @@ const MAX_FIXPOINT_ROUNDS: usize = 100_000;
 
 impl Capacity {
     pub(crate) fn preemption_round(&mut self, ctx: &mut Ctx<'_>) {
+        ctx.metrics.count("preemption_rounds", 1);
         let calc = self.calc(ctx);
         if !calc.positive(calc.total) {
             return;
@@ -263,14 +264,16 @@ impl Capacity {
         for &c in selected {
             match self.marked.get(&c) {
                 Some(&at) if at.plus(wait) <= now => {
-                    if let Err(e) = ctx.preempt(c, PreemptMode::Kill) {
-                        log::warn!("capacity: preempting {c} refused: {e}");
+                    match ctx.preempt(c, PreemptMode::Kill) {
+                        Ok(()) => ctx.metrics.count("kills", 1),
+                        Err(e) => log::warn!("capacity: preempting {c} refused: {e}"),
                     }
                     self.marked.remove(&c);
                 }
                 Some(_) => {}
                 None => {
                     self.marked.insert(c, now);
+                    ctx.metrics.count("marked", 1);
                 }
             }
         }

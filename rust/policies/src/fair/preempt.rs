@@ -60,6 +60,8 @@ impl Fair {
         }
         starved.sort();
         starved.dedup();
+        ctx.metrics.count("starvation_checks", 1);
+        ctx.metrics.count("starved_apps", starved.len() as u64);
         // FSStarvedApps: the least starved first.
         let mut order: Vec<(u64, u32, AppId)> = starved
             .iter()
@@ -194,6 +196,7 @@ impl Fair {
                 let mut freed = Resources::ZERO;
                 for (c, owner, r) in &v.containers {
                     if ctx.preempt(*c, PreemptMode::Kill).is_ok() {
+                        ctx.metrics.count("kills", 1);
                         self.add_pending(pending, *owner, *r);
                         freed += *r;
                     }

@@ -84,7 +84,8 @@ fn code_estimate(h: &Hfsp, ctx: &Ctx<'_>, key: Key) -> Option<(f64, u32)> {
 
 /// S_f = s̃·(unstarted + Σ over live tasks of (1 − p)), as virtual tasks:
 /// one of s̃ per unstarted task and one of s̃·(1 − p) per live task.
-pub fn finalize(h: &mut Hfsp, ctx: &Ctx<'_>, key: Key, s: f64) {
+pub fn finalize(h: &mut Hfsp, ctx: &mut Ctx<'_>, key: Key, s: f64) {
+    ctx.metrics.count("sizes_estimated", 1);
     let p = &h.phases[&key];
     let unstarted = p.n.saturating_sub(p.finished + p.live.len() as u32);
     let mut tasks = Tasks::uniform(s, unstarted.into());

@@ -500,6 +500,7 @@ impl Hfsp {
             p.live.insert(cid);
             if training {
                 p.train_started += 1;
+                ctx.metrics.count("training_tasks", 1);
             }
         }
         if training {
@@ -593,6 +594,7 @@ impl Hfsp {
     fn place_one_here(&mut self, ctx: &mut Ctx<'_>, key: Key, node: NodeId) -> bool {
         for cid in self.index.suspended_on(key, node, &self.containers) {
             if ctx.resume(cid).is_ok() {
+                ctx.metrics.count("resumes", 1);
                 self.sync(ctx.cluster(), cid);
                 return true;
             }

@@ -468,6 +468,7 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
     }
     for (v, how) in pass.chosen {
         if ctx.preempt(v, how).is_ok() {
+            ctx.metrics.count(if how == PreemptMode::Kill { "kills" } else { "suspensions" }, 1);
             h.sync(ctx.cluster(), v);
         }
     }
@@ -518,6 +519,7 @@ pub fn resume_pass(h: &mut Hfsp, ctx: &mut Ctx<'_>, only: Option<NodeId>) {
                 continue;
             }
             if ctx.resume(cid).is_ok() {
+                ctx.metrics.count("resumes", 1);
                 h.sync(ctx.cluster(), cid);
             }
         }

@@ -83,6 +83,12 @@ impl Kairos {
         if ctx.resume(c).is_err() {
             return false;
         }
+        if let Some(since) = self.tasks.get(&c).and_then(|t| t.suspended_since) {
+            ctx.metrics.observe("suspended_wait_ms", ctx.now.since(since) as f64);
+        }
+        if starving {
+            ctx.metrics.count("starvation_resumes", 1);
+        }
         let mut len = self.cfg.quantum_ms;
         if starving {
             let until = ctx.now.plus(self.protect_ms());
@@ -152,6 +158,7 @@ impl Kairos {
     pub(crate) fn quantum_end(&mut self, ctx: &mut Ctx<'_>, c: ContainerId) {
         let Some(task) = self.tasks.get(&c).cloned() else { return };
         let now = ctx.now;
+        ctx.metrics.count("quantum_ends", 1);
         if task.protected_until > now {
             let rest = task.protected_until.since(now);
             self.start_quantum(ctx, c, rest);
@@ -187,6 +194,7 @@ impl Kairos {
             };
             if fits && self.suspend(ctx, c) {
                 if self.resume(ctx, m, starving) {
+                    ctx.metrics.count("quantum_swaps", 1);
                     return;
                 }
                 // could not resume: give the core back to the task we took it from

@@ -6,6 +6,7 @@ use crate::engine::SimError;
 use crate::metrics::{Dist, JobFigures, Summary, Utilization};
 use crate::run::RunResult;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// How a metric's value is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,7 +80,19 @@ pub fn compare(baseline: &str, runs: &[(RunResult, Summary)]) -> Result<Comparis
             s.policy, s.classes, runs[b].1.classes
         )));
     }
-    let lists = runs.iter().map(|(_, s)| metrics_of(s)).collect();
+    // The policies' own figures: one row per name any run published (a
+    // policy without it has no value there).
+    let mut names: Vec<&String> = runs.iter().flat_map(|(_, s)| s.policy_figures.keys()).collect();
+    names.sort();
+    names.dedup();
+    let lists = runs
+        .iter()
+        .map(|(_, s)| {
+            let mut m = metrics_of(s);
+            m.policy_figures(&names, &s.policy_figures);
+            m
+        })
+        .collect();
     Comparison::of_metrics(baseline, policies, lists)
 }
 
@@ -241,6 +254,18 @@ fn metrics_of(s: &Summary) -> Metrics {
 }
 
 impl Metrics {
+    /// The policy's own figures (`names`: the union over the compared runs),
+    /// in the "policy" section. Counters and a distribution's mean, p50 and
+    /// p99 are shown in tables; its count, p90 and max are in the files.
+    pub(crate) fn policy_figures(&mut self, names: &[&String], figures: &BTreeMap<String, f64>) {
+        for name in names {
+            let in_table = !(name.ends_with(".count") || name.ends_with(".p90") || name.ends_with(".max"));
+            let value = figures.get(*name).copied();
+            let unit = if !name.contains('.') || name.ends_with(".count") { Unit::Count } else { Unit::Number };
+            self.add("policy", format!("policy.{name}"), name, unit, Better::Neither, in_table, value);
+        }
+    }
+
     /// Mean and max memory and vcores used, in the "cluster" section (undefined without samples).
     pub(crate) fn utilization(&mut self, u: Option<&Utilization>) {
         use Better::Higher;

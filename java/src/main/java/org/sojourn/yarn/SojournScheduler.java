@@ -1017,7 +1017,9 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
         List<ObjectNode> batch = new ArrayList<>();
         drainPending(batch);
         send(batch, now);
-        if (now - driftCheckedAt >= DRIFT_CHECK_MS) {
+        // Only when nothing is in flight (follow-ups of this step wait for
+        // the next one): otherwise the check waits for a quiet tick.
+        if (now - driftCheckedAt >= DRIFT_CHECK_MS && pending.isEmpty() && dirtyAsks.isEmpty()) {
           driftCheckedAt = now;
           checkDrift();
         }
@@ -1764,6 +1766,7 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     synchronized (coreLock) {
       Long cid = coreIdOf.get(id);
       List<ObjectNode> batch = new ArrayList<>();
+      drainPending(batch); // as every entry does
       batch.add(Protocol.containerCompleted(cid, "finished"));
       send(batch, now());
     }

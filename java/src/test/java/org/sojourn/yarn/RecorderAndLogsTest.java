@@ -42,8 +42,8 @@ public class RecorderAndLogsTest extends SojournTestBase {
     for (String line : Files.readAllLines(rec.toPath(), StandardCharsets.UTF_8)) {
       JsonNode r = Protocol.JSON.readTree(line);
       assertTrue(line, r.has("now"));
-      if (r.has("event")) {
-        types.add(r.path("event").path("type").asText());
+      for (JsonNode e : r.path("events")) { // one line per step of the core
+        types.add(e.path("type").asText());
       }
     }
     assertEquals("node_added", types.get(0));

@@ -117,7 +117,7 @@ public class ReliabilityTest extends SojournTestBase {
     MockNM usable = rm.registerNode("127.0.0.1:1234", 2 * GB, 2);
     RMApp app = submit(GB);
     MockAM am = MockRM.launchAndRegisterAM(app, rm, usable); // the AM fills half of it
-    MockNM refused = rm.registerNode("127.0.0.1:1235", 8 * GB, 8);
+    MockNM refused = rm.registerNode("127.0.0.2:1235", 8 * GB, 8); // blacklists are by host
     rm.drainEvents();
     am.allocate(org.apache.hadoop.yarn.api.protocolrecords.AllocateRequest.newInstance(0, 0f,
         Arrays.asList(request(1, 0, GB, 1)), Collections.<ContainerId>emptyList(),
