@@ -430,6 +430,9 @@ pub fn summarize_all(runs: Vec<RunResult>, classes: &Classes) -> Vec<(RunResult,
         .collect()
 }
 
+pub mod fairness;
+pub use fairness::FairnessBooks;
+
 #[cfg(test)]
 mod tests {
     use super::*;

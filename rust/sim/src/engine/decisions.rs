@@ -1,0 +1,161 @@
+//! Carrying out the core's decisions, as YARN and the AMs would: an
+//! allocation starts the AM or a waiting task (or is handed back), a kill
+//! loses the task's work and re-queues it, a suspension keeps its remaining
+//! work, a resume restarts it on its node. What this brings back to the core
+//! goes into its next step (`Sim::core`).
+
+use super::{Ev, Sim, SimError, Task, Work};
+use sojourn_core::{AppId, Ask, ContainerId, Decision, Event, NodeId, Outcome, PreemptMode, Priority, Resources};
+
+impl<'a> Sim<'a> {
+    pub(super) fn carry_out(&mut self, decisions: Vec<Decision>) -> Result<(), SimError> {
+        for d in decisions {
+            match d {
+                Decision::Allocate { container, app, priority, node, resources } => {
+                    self.account(app.0 as usize, container, Some(resources));
+                    self.start(container, app, priority, node)?
+                }
+                Decision::Preempt { container, mode: PreemptMode::Kill } => self.kill(container)?,
+                Decision::Preempt { container, mode: PreemptMode::Suspend } => self.suspend(container),
+                Decision::Resume { container } => self.resume(container),
+                Decision::Reserve { .. } | Decision::Unreserve { .. } => {}
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn start(
+        &mut self,
+        container: ContainerId,
+        app: AppId,
+        priority: Priority,
+        node: NodeId,
+    ) -> Result<(), SimError> {
+        let job = app.0 as usize;
+        if self.jobs.get(job).is_none_or(|j| j.is_none()) {
+            self.sizes.remove(&container);
+            return self.core(Event::Rejected {
+                decision: Decision::Allocate { container, app, priority, node, resources: Resources::ZERO },
+                reason: "application finished".into(),
+                kind: sojourn_core::RefusalKind::Never,
+            });
+        }
+        // The RM has made the container: confirmed to the core at once, as
+        // the shim confirms every allocation YARN accepts.
+        self.core(Event::ContainerStarted { container })?;
+        let Some(j) = self.jobs.get_mut(job).and_then(|j| j.as_mut()) else { return Ok(()) };
+        if priority == Priority::AM && j.needs_am {
+            j.needs_am = false;
+            j.am = Some(container);
+            self.containers.insert(container, (node, Work::Am { job }));
+            let ready = self.am_tick_after(job, self.now.plus(self.cfg.am_startup_ms));
+            self.push(ready, Ev::AmReady { job });
+            return Ok(());
+        }
+        // The container goes to the group asking at its priority.
+        let spec = &j.spec;
+        let task = j
+            .running
+            .iter_mut()
+            .find(|(g, r)| spec.groups[**g].priority == priority && !r.waiting.is_empty())
+            .and_then(|(_, r)| r.waiting.pop_front());
+        let Some(task) = task else {
+            // More containers than waiting tasks: give it back, as an AM does.
+            self.account(job, container, None);
+            return self.core(Event::ContainerCompleted { container, outcome: Outcome::Released });
+        };
+        let generation = self.bump_generation();
+        // The RM holds the container from now; the task runs once the AM has
+        // heard of it and launched it.
+        let launch = self.am_acts(job, self.now);
+        let finish_at = launch.plus(task.remaining_ms);
+        self.containers.insert(container, (node, Work::Task { job, task, finish_at, generation, suspended: false }));
+        let report = self.next_grid(node.0 as usize, finish_at);
+        self.push(report, Ev::TaskDone { container, generation });
+        self.schedule_progress(container, generation);
+        self.result.task_events += 1;
+        Ok(())
+    }
+
+    pub(super) fn bump_generation(&mut self) -> u32 {
+        self.next_generation = self.next_generation.wrapping_add(1);
+        self.next_generation
+    }
+
+    /// A killed task loses its work and waits to run again from scratch.
+    pub(super) fn kill(&mut self, container: ContainerId) -> Result<(), SimError> {
+        self.result.preemptions_kill += 1;
+        let work = self.containers.remove(&container);
+        if let Some((_, Work::Task { job, .. } | Work::Am { job })) = work {
+            self.account(job, container, None);
+        }
+        self.core(Event::ContainerCompleted { container, outcome: Outcome::Preempted })?;
+        if let Some((node, w)) = work {
+            self.dirty_nodes.insert(node.0 as usize);
+            self.requeue(w)?;
+        }
+        Ok(())
+    }
+
+    /// Puts the work of a killed or lost container back in its job's queue.
+    pub(super) fn requeue(&mut self, work: Work) -> Result<(), SimError> {
+        match work {
+            Work::Task { job, task, finish_at, suspended, .. } => {
+                let Some(j) = self.jobs[job].as_mut() else { return Ok(()) };
+                let full = task.full_ms(&j.spec).unwrap_or(1).max(1);
+                let done_ms = if suspended {
+                    full.saturating_sub(task.remaining_ms)
+                } else {
+                    full.saturating_sub(finish_at.since(self.now))
+                };
+                self.result.lost_work_ms += done_ms;
+                let Some(run) = j.running.get_mut(&task.group) else { return Ok(()) };
+                run.waiting.push_front(Task { remaining_ms: full, ..task });
+                self.send_ask(job, task.group)
+            }
+            Work::Am { job } => {
+                // The AM is asked for again; finished tasks are kept (MapReduce
+                // AM recovery), running ones keep running.
+                let Some(j) = self.jobs[job].as_mut() else { return Ok(()) };
+                j.am = None;
+                j.needs_am = true;
+                let (app, am) = (j.app, self.cfg.am_container.unwrap_or(Resources::new(1024, 1)));
+                self.core(Event::AsksUpdated {
+                    app,
+                    asks: vec![Ask::new(Priority::AM, am, 1, sojourn_core::Phase::Am)],
+                })
+            }
+        }
+    }
+
+    pub(super) fn suspend(&mut self, container: ContainerId) {
+        self.result.preemptions_suspend += 1;
+        if let Some((_, Work::Task { task, finish_at, suspended, .. })) = self.containers.get_mut(&container) {
+            if !*suspended {
+                // Not launched yet: all of its work is left.
+                task.remaining_ms = finish_at.since(self.now).clamp(1, task.remaining_ms.max(1));
+                *suspended = true;
+            }
+        }
+    }
+
+    pub(super) fn resume(&mut self, container: ContainerId) {
+        let generation = self.bump_generation();
+        let now = self.now;
+        let Some((node, Work::Task { task, finish_at, generation: g, suspended, .. })) =
+            self.containers.get_mut(&container)
+        else {
+            return;
+        };
+        if !*suspended {
+            return;
+        }
+        *suspended = false;
+        *finish_at = now.plus(task.remaining_ms);
+        *g = generation;
+        let (node, at) = (node.0 as usize, *finish_at);
+        let report = self.next_grid(node, at);
+        self.push(report, Ev::TaskDone { container, generation });
+        self.schedule_progress(container, generation);
+    }
+}

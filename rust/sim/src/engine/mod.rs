@@ -1,0 +1,454 @@
+//! The discrete-event simulator. It plays YARN's part around the same
+//! `sojourn_core::Core` the shim drives: NodeManagers that heartbeat, an
+//! ApplicationMaster per job that asks for its tasks phase by phase, tasks
+//! that run for their trace duration, and the decisions' effects (a killed
+//! task re-runs from scratch; a suspended one keeps its remaining work and
+//! resumes on the same node).
+//!
+//! Events are totally ordered by (time, class, sequence): at one instant,
+//! task completions are delivered before arrivals and before heartbeats, as
+//! a NodeManager heartbeat reports finished containers before the scheduler
+//! places new ones. With `heartbeat_ms > 0` a node's completions reach the
+//! scheduler at its next heartbeat (YARN's NODE_UPDATE); with 0 the run is
+//! event-driven, as in the papers' simulators: every change offers all free
+//! nodes to the policy at once (`Event::ScheduleAll`).
+//!
+//! The core is driven by its one cycle (`Core::step`): an event from the
+//! simulated world is a step of its own; the decisions it returns are
+//! carried out (`decisions.rs`), and what that brings back (confirmations,
+//! rejections, completions of killed containers, re-asks) is the next step,
+//! at the same instant, until nothing is left.
+//!
+//! Files: `config.rs` (settings, errors), this file (the event queue, the
+//! loop, the cycle, sampling), `nodes.rs` (NodeManagers), `jobs.rs` (the
+//! ApplicationMasters and their tasks), `decisions.rs` (carrying out
+//! decisions). The fairness books are in `crate::metrics::fairness`.
+
+mod config;
+mod decisions;
+mod jobs;
+mod nodes;
+
+pub use config::{NodeFailure, SimConfig, SimError};
+
+use crate::metrics::FairnessBooks;
+use crate::run::{RunResult, UtilSample};
+use crate::workload::{ClusterSpec, JobSpec, JobStream};
+use sojourn_core::{AppId, ContainerId, Core, CoreConfig, Event, NodeId, Resources, Time};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Same-time events run in this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    /// A task's container finished (or its completion reached the RM).
+    TaskDone {
+        container: ContainerId,
+        generation: u32,
+    },
+    NodeFail {
+        node: usize,
+    },
+    NodeRecover {
+        node: usize,
+    },
+    /// The next job of the stream arrives.
+    Arrival,
+    /// An AM has started and asks for its first phase.
+    AmReady {
+        job: usize,
+    },
+    /// An AM asks for group `group` of its tasks (the next phase, at one of
+    /// its heartbeats), or ends when no group is left.
+    StartGroup {
+        job: usize,
+        group: usize,
+    },
+    Heartbeat {
+        node: usize,
+    },
+    Sample,
+    /// A running task reports its progress (as a TaskTracker's heartbeat
+    /// carried it to HFSP's scheduler).
+    Progress {
+        container: ContainerId,
+        generation: u32,
+    },
+}
+
+impl Ev {
+    /// Whether the event is work that keeps a run going (not the periodic
+    /// heartbeats, samples and progress reports, which go on regardless).
+    fn is_work(&self) -> bool {
+        !matches!(self, Ev::Heartbeat { .. } | Ev::Sample | Ev::Progress { .. })
+    }
+}
+
+/// A map keyed by container id. The ids come from a counter, so a
+/// multiplicative hash spreads them well and costs far less than SipHash.
+type IdMap<V> = HashMap<ContainerId, V, BuildHasherDefault<IdHasher>>;
+
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(*b as u64);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+/// A task waiting to run or re-run: its group, its index in the group and
+/// the duration left.
+#[derive(Clone, Copy, Debug)]
+struct Task {
+    group: usize,
+    index: u32,
+    remaining_ms: u64,
+}
+
+impl Task {
+    /// Its whole run time in the trace (ms), if the job has it.
+    fn full_ms(&self, spec: &JobSpec) -> Option<u64> {
+        spec.groups.get(self.group)?.durations_ms.get(self.index as usize).copied()
+    }
+}
+
+/// A group of a job's tasks (a MapReduce phase) that has been asked for.
+struct GroupRun {
+    /// Tasks not yet placed (re-runs at the front).
+    waiting: VecDeque<Task>,
+    /// Tasks not yet finished.
+    unfinished: u32,
+}
+
+struct Job {
+    spec: JobSpec,
+    app: AppId,
+    /// Groups asked for and not finished, by index (two at once while
+    /// reduces start before the last map, see `SimConfig::slowstart`).
+    running: BTreeMap<usize, GroupRun>,
+    /// The first group not yet asked for.
+    next_group: usize,
+    am: Option<ContainerId>,
+    needs_am: bool,
+    /// What its containers hold (for the fairness index).
+    alloc: Resources,
+}
+
+/// What a container is doing.
+#[derive(Clone, Copy, Debug)]
+enum Work {
+    Am { job: usize },
+    Task { job: usize, task: Task, finish_at: Time, generation: u32, suspended: bool },
+}
+
+struct Sim<'a> {
+    cfg: &'a SimConfig,
+    core: Core,
+    queue: BinaryHeap<Reverse<(Time, Ev, u64)>>,
+    seq: u64,
+    now: Time,
+    stream: JobStream,
+    lookahead: Option<JobSpec>,
+    jobs: Vec<Option<Job>>,
+    containers: IdMap<(NodeId, Work)>, // looked up, never iterated in an order that matters
+    /// Resources of each live container (for the fairness index).
+    sizes: IdMap<Resources>,
+    /// Allocations per job and queue behind the fairness index.
+    fairness: FairnessBooks,
+    node_ids: Vec<NodeId>,
+    node_shapes: ClusterSpec,
+    node_by_name: BTreeMap<String, NodeId>,
+    node_up: Vec<bool>,
+    hb_active: Vec<bool>,
+    hb_offset: Vec<u64>,
+    next_generation: u32,
+    /// Event-driven mode: new demand or capacity anywhere; offer all nodes.
+    dirty_all: bool,
+    /// Event-driven mode: nodes whose resources were freed; offer them.
+    dirty_nodes: BTreeSet<usize>,
+    result: RunResult,
+    open_jobs: usize,
+    last_submit: Time,
+    core_ns: u128,
+    /// True while a step's decisions are carried out: the events they bring
+    /// back (a rejection, a killed container's completion, a re-ask) wait
+    /// in `follow_ups` for the next step.
+    carrying_out: bool,
+    follow_ups: Vec<Event>,
+    /// Events in the queue other than heartbeats and samples.
+    work_events: u64,
+    idle_since: Option<Time>,
+    progress: Option<&'a mut dyn FnMut(usize)>,
+}
+
+/// Runs `jobs` on `cluster` under `cfg`. `progress` is told the number of
+/// finished jobs now and then.
+pub fn simulate<'a>(
+    cluster: &ClusterSpec,
+    jobs: JobStream,
+    workload_name: &str,
+    cfg: &'a SimConfig,
+    progress: Option<&'a mut dyn FnMut(usize)>,
+) -> Result<RunResult, SimError> {
+    if cluster.nodes.is_empty() {
+        return Err(SimError::Config("the cluster has no nodes".into()));
+    }
+    for f in &cfg.failures {
+        if f.node >= cluster.nodes.len() {
+            return Err(SimError::Config(format!(
+                "node failure names node {} but the cluster has {} nodes",
+                f.node,
+                cluster.nodes.len()
+            )));
+        }
+    }
+    let policy = sojourn_policies::build(&cfg.policy, &cfg.params)?;
+    let core =
+        Core::new(policy, CoreConfig { seed: cfg.seed, max_allocation: None, network_delay_ms: cfg.network_delay_ms });
+    let n = cluster.nodes.len();
+    let mut sim = Sim {
+        cfg,
+        core,
+        queue: BinaryHeap::new(),
+        seq: 0,
+        now: Time::ZERO,
+        stream: jobs,
+        lookahead: None,
+        jobs: Vec::new(),
+        containers: IdMap::default(),
+        sizes: IdMap::default(),
+        fairness: FairnessBooks::new(cluster.total()),
+        node_ids: (0..n as u32).map(NodeId).collect(),
+        node_shapes: cluster.clone(),
+        node_by_name: cluster.nodes.iter().enumerate().map(|(i, s)| (s.name.clone(), NodeId(i as u32))).collect(),
+        node_up: vec![true; n],
+        hb_active: vec![false; n],
+        hb_offset: (0..n as u64)
+            .map(|i| if cfg.heartbeat_ms == 0 { 0 } else { i * cfg.heartbeat_ms / n as u64 })
+            .collect(),
+        next_generation: 0,
+        dirty_all: false,
+        dirty_nodes: BTreeSet::new(),
+        result: RunResult {
+            policy: cfg.policy.clone(),
+            workload: workload_name.to_string(),
+            seed: cfg.seed,
+            nodes: n,
+            ..RunResult::default()
+        },
+        open_jobs: 0,
+        last_submit: Time::ZERO,
+        core_ns: 0,
+        carrying_out: false,
+        follow_ups: Vec::new(),
+        work_events: 0,
+        idle_since: None,
+        progress,
+    };
+    let started = std::time::Instant::now();
+    sim.run()?;
+    sim.result.wall_ms = started.elapsed().as_secs_f64() * 1000.0;
+    sim.result.core_ms = sim.core_ns as f64 / 1e6;
+    sim.result.core_events = sim.core.stats().events;
+    sim.result.policy_metrics = sim.core.metrics().clone();
+    Ok(sim.result)
+}
+
+impl<'a> Sim<'a> {
+    fn push(&mut self, at: Time, ev: Ev) {
+        if ev.is_work() {
+            self.work_events += 1;
+        }
+        self.seq += 1;
+        self.queue.push(Reverse((at, ev, self.seq)));
+    }
+
+    /// Sends `event` to the core: at once, in a step of its own, or, while a
+    /// step's decisions are being carried out, with the follow-ups in the
+    /// next step.
+    fn core(&mut self, event: Event) -> Result<(), SimError> {
+        if self.carrying_out {
+            self.follow_ups.push(event);
+            return Ok(());
+        }
+        self.cycle(vec![event])
+    }
+
+    /// Steps the core at `now` with `events`, carries out its decisions,
+    /// and steps again with what they brought back, until nothing is left
+    /// (the core's cycle, `sojourn_core::engine`). A refused event is a bug
+    /// in the simulator, which makes its own events: the run stops.
+    fn cycle(&mut self, mut events: Vec<Event>) -> Result<(), SimError> {
+        loop {
+            let t = std::time::Instant::now();
+            let step = self.core.step(self.now, std::mem::take(&mut events));
+            self.core_ns += t.elapsed().as_nanos();
+            let step = step?.check()?;
+            if self.cfg.check_invariants {
+                self.core.cluster().check_invariants()?;
+            }
+            self.carrying_out = true;
+            let carried = self.carry_out(step.decisions);
+            self.carrying_out = false;
+            events = std::mem::take(&mut self.follow_ups);
+            carried?;
+            if events.is_empty() {
+                return Ok(());
+            }
+        }
+    }
+
+    fn run(&mut self) -> Result<(), SimError> {
+        for (i, shape) in self.node_shapes.nodes.clone().into_iter().enumerate() {
+            self.add_node(i, shape)?;
+        }
+        for f in self.cfg.failures.clone() {
+            self.push(f.at, Ev::NodeFail { node: f.node });
+            if let Some(after) = f.recover_after_ms {
+                self.push(f.at.plus(after), Ev::NodeRecover { node: f.node });
+            }
+        }
+        self.pull_next_job()?;
+        self.push(Time::ZERO, Ev::Sample);
+        loop {
+            let next_event = self.queue.peek().map(|Reverse((t, _, _))| *t);
+            let next_timer = self.core.next_wake();
+            let next = match (next_event, next_timer) {
+                (None, None) => break,
+                (Some(a), Some(b)) => a.min(b),
+                (Some(a), None) => a,
+                (None, Some(b)) => b,
+            };
+            if self.open_jobs == 0 && self.lookahead.is_none() {
+                break; // every job is done: only periodic wake-ups are left
+            }
+            if self.cfg.until.is_some_and(|u| next > u) {
+                break;
+            }
+            self.now = next;
+            if next_timer == Some(next) {
+                self.cycle(Vec::new())?;
+            }
+            while let Some(Reverse((t, ev, _))) = self.queue.peek().copied() {
+                if t != self.now {
+                    break;
+                }
+                self.queue.pop();
+                if ev.is_work() {
+                    self.work_events -= 1;
+                }
+                self.handle(ev)?;
+            }
+            if self.cfg.heartbeat_ms == 0 {
+                self.offer_dirty()?;
+            }
+            self.wake_heartbeats();
+            if self.stalled() {
+                log::warn!(
+                    "{}: {} containers can never be placed; stopping at {}",
+                    self.cfg.policy,
+                    self.core.cluster().pending_containers(),
+                    self.now
+                );
+                break;
+            }
+        }
+        self.result.unfinished = self.open_jobs as u64 + self.lookahead.take().map_or(0, |_| 1);
+        for j in self.stream.by_ref() {
+            j?;
+            self.result.unfinished += 1;
+        }
+        Ok(())
+    }
+
+    fn handle(&mut self, ev: Ev) -> Result<(), SimError> {
+        match ev {
+            Ev::Arrival => self.arrive()?,
+            Ev::AmReady { job } => self.start_next_group(job)?,
+            Ev::StartGroup { job, group } => self.start_group(job, group)?,
+            Ev::TaskDone { container, generation } => self.task_done(container, generation)?,
+            Ev::Heartbeat { node } => {
+                self.hb_active[node] = false;
+                if self.node_up[node] && self.core.cluster().pending_containers() > 0 {
+                    self.core(Event::NodeHeartbeat { node: self.node_ids[node] })?;
+                }
+            }
+            Ev::Sample => self.sample(),
+            Ev::Progress { container, generation } => self.report_progress(container, generation)?,
+            Ev::NodeFail { node } => self.fail_node(node)?,
+            Ev::NodeRecover { node } => {
+                if !self.node_up[node] {
+                    self.node_up[node] = true;
+                    let shape = self.node_shapes.nodes[node].clone();
+                    self.add_node(node, shape)?;
+                    self.dirty_all = true;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Event-driven scheduling: after new demand every free node is offered
+    /// (`ScheduleAll`); after a completion only the node it freed, which is
+    /// all that changed (and keeps a long backlog from being rescanned for
+    /// every finished task).
+    fn offer_dirty(&mut self) -> Result<(), SimError> {
+        if std::mem::take(&mut self.dirty_all) {
+            self.dirty_nodes.clear();
+            return self.core(Event::ScheduleAll);
+        }
+        while let Some(node) = self.dirty_nodes.pop_first() {
+            if self.node_up[node] && self.core.cluster().pending_containers() > 0 {
+                self.core(Event::NodeHeartbeat { node: self.node_ids[node] })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Nothing can change any more: no task runs (AMs may; suspended tasks
+    /// wait for a resume that only a policy decision brings), no job or failure is due,
+    /// no policy timer is set, and the heartbeats of two full intervals
+    /// have placed nothing. Waiting demand would never be met.
+    fn stalled(&mut self) -> bool {
+        // (`any` over the map is order-independent, so determinism holds.)
+        let idle = self.work_events == 0
+            && self.core.next_wake().is_none()
+            && !self.containers.values().any(|(_, w)| matches!(w, Work::Task { suspended: false, .. }));
+        if !idle {
+            self.idle_since = None;
+            return false;
+        }
+        let since = *self.idle_since.get_or_insert(self.now);
+        self.now.since(since) > 2 * self.cfg.heartbeat_ms.max(self.cfg.sample_ms)
+    }
+
+    fn sample(&mut self) {
+        let cl = self.core.cluster();
+        let total = cl.total();
+        let used = cl.allocated();
+        let frac = |u: f64, t: f64| if t > 0.0 { u / t } else { 0.0 };
+        self.result.utilization.push(UtilSample {
+            t: self.now,
+            memory: frac(used.memory_mb as f64, total.memory_mb as f64),
+            vcores: frac(used.vcores as f64, total.vcores as f64),
+            running_jobs: self.open_jobs as u32,
+            pending_containers: cl.pending_containers(),
+        });
+        if let Some(i) = self.fairness.index(&total, self.open_jobs) {
+            self.result.fairness.push(i);
+        }
+        if self.open_jobs > 0 || self.lookahead.is_some() {
+            self.push(self.now.plus(self.cfg.sample_ms.max(1)), Ev::Sample);
+        }
+    }
+}
