@@ -255,7 +255,9 @@ impl Session {
                 self.core.now()
             )));
         }
-        self.record(Record::step(now, decoded.clone()));
+        if self.recorder.is_some() {
+            self.record(Record::step(now, decoded.clone()));
+        }
         let step = self.core.step(now, decoded)?;
         errors.extend(step.refused.into_iter().map(|r| EventError {
             index: index_of.get(r.index).copied().unwrap_or(r.index),

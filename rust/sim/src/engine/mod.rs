@@ -185,6 +185,7 @@ struct Sim<'a> {
     /// in `follow_ups` for the next step.
     carrying_out: bool,
     follow_ups: Vec<Event>,
+    stepping: Vec<Event>,
     /// Events in the queue other than heartbeats and samples.
     work_events: u64,
     idle_since: Option<Time>,
@@ -251,6 +252,7 @@ pub fn simulate<'a>(
         core_ns: 0,
         carrying_out: false,
         follow_ups: Vec::new(),
+        stepping: Vec::new(),
         work_events: 0,
         idle_since: None,
         progress,
@@ -281,30 +283,36 @@ impl<'a> Sim<'a> {
             self.follow_ups.push(event);
             return Ok(());
         }
-        self.cycle(vec![event])
+        self.cycle(Some(event))
     }
 
-    /// Steps the core at `now` with `events`, carries out its decisions,
+    /// Steps the core at `now` with `first` (none: only the timers due fire),
+    /// carries out its decisions,
     /// and steps again with what they brought back, until nothing is left
     /// (the core's cycle, `sojourn_core::engine`). A refused event is a bug
     /// in the simulator, which makes its own events: the run stops.
-    fn cycle(&mut self, mut events: Vec<Event>) -> Result<(), SimError> {
+    fn cycle(&mut self, first: Option<Event>) -> Result<(), SimError> {
+        let t = std::time::Instant::now();
+        let mut step = self.core.step(self.now, first);
+        self.core_ns += t.elapsed().as_nanos();
         loop {
-            let t = std::time::Instant::now();
-            let step = self.core.step(self.now, std::mem::take(&mut events));
-            self.core_ns += t.elapsed().as_nanos();
-            let step = step?.check()?;
+            let checked = step?.check()?;
             if self.cfg.check_invariants {
                 self.core.cluster().check_invariants()?;
             }
             self.carrying_out = true;
-            let carried = self.carry_out(step.decisions);
+            let carried = self.carry_out(checked.decisions);
             self.carrying_out = false;
-            events = std::mem::take(&mut self.follow_ups);
             carried?;
-            if events.is_empty() {
+            if self.follow_ups.is_empty() {
                 return Ok(());
             }
+            // Two buffers, swapped, so that the follow-ups of every step do
+            // not cost an allocation.
+            std::mem::swap(&mut self.follow_ups, &mut self.stepping);
+            let t = std::time::Instant::now();
+            step = self.core.step(self.now, self.stepping.drain(..));
+            self.core_ns += t.elapsed().as_nanos();
         }
     }
 
@@ -337,7 +345,7 @@ impl<'a> Sim<'a> {
             }
             self.now = next;
             if next_timer == Some(next) {
-                self.cycle(Vec::new())?;
+                self.cycle(None)?;
             }
             while let Some(Reverse((t, ev, _))) = self.queue.peek().copied() {
                 if t != self.now {
