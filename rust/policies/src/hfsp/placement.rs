@@ -1,0 +1,225 @@
+//! Placement on a scheduling opportunity (§1.7, A5): AM asks, tiny phases,
+//! training tasks up to T, late phases, then the rest by V; each phase
+//! takes every container it can on the node (resuming its suspended ones
+//! first), within the pools' quotas (§7.1) and delay scheduling's locality
+//! wait (§7.18).
+
+use super::*;
+
+impl Hfsp {
+    /// Places one container of `key` on `node`: resume a suspended one
+    /// there, else allocate one of its asks. Returns whether it did.
+    /// Within the type's pool quota (`pool_quotas`).
+    pub(super) fn place_one(&mut self, ctx: &mut Ctx<'_>, key: Key, node: NodeId, quota: &mut Room) -> bool {
+        let k = key.1 as usize;
+        if !quota.allows(k) || !self.place_one_here(ctx, key, node) {
+            return false;
+        }
+        quota.take(k, 1);
+        true
+    }
+
+    /// §7.1 (`pool_quotas`): per type, its running containers and its
+    /// waiting asks.
+    pub(crate) fn pool_usage(&self, cluster: &Cluster) -> ([u32; 2], [u32; 2]) {
+        let mut used = [0, 0];
+        for (cid, ci) in &self.containers {
+            if cluster.container(*cid).is_some_and(|c| c.state == ContainerState::Running) {
+                used[ci.key.1 as usize] += 1;
+            }
+        }
+        let mut waiting = [0u32, 0];
+        for (key, _) in self.phases.iter().filter(|(_, p)| !p.real_done) {
+            let w = &mut waiting[key.1 as usize];
+            *w = w.saturating_add(Self::pending(cluster, *key).0);
+        }
+        (used, waiting)
+    }
+
+    /// §7.1 (`pool_quotas`): containers a type may still start: its pool's
+    /// slots minus its running containers while the other type has waiting
+    /// demand, else no limit (it borrows the other pool's idle slots).
+    pub(crate) fn pool_room(&self, cluster: &Cluster) -> Room {
+        if !self.cfg.pool_quotas {
+            return Room::UNLIMITED;
+        }
+        let (used, waiting) = self.pool_usage(cluster);
+        Room([0, 1].map(|k| (waiting[1 - k] > 0).then(|| (self.pools[k].slots as u32).saturating_sub(used[k]))))
+    }
+
+    pub(super) fn place_one_here(&mut self, ctx: &mut Ctx<'_>, key: Key, node: NodeId) -> bool {
+        for cid in self.index.suspended_on(key, node, &self.containers) {
+            if ctx.resume(cid).is_ok() {
+                ctx.metrics.count("resumes", 1);
+                self.sync(ctx.cluster(), cid);
+                return true;
+            }
+        }
+        let cluster = ctx.cluster();
+        let (Some(a), Some(n)) = (cluster.app(key.0), cluster.node(node)) else { return false };
+        let asks: Vec<_> = a
+            .outstanding_asks()
+            .filter(|s| Kind::of(s.ask.phase) == Some(key.1))
+            .map(|s| (s.ask.priority, cluster.locality_level(&s.ask, n)))
+            .collect();
+        let allowed = self.allowed_locality(key, ctx.now);
+        let mut skipped = false;
+        for (p, level) in asks {
+            if ctx.cluster().can_allocate(key.0, p, node).is_err() {
+                continue;
+            }
+            if level > allowed {
+                skipped = true;
+            } else if let Ok(cid) = ctx.allocate(key.0, p, node) {
+                self.register(ctx, key, cid);
+                // A node-local placement ends the wait, and so does the
+                // last waiting container (a later wave waits afresh).
+                if level == 0 || Self::pending(ctx.cluster(), key).0 == 0 {
+                    if let Some(ph) = self.phases.get_mut(&key) {
+                        ph.locality_wait = None;
+                    }
+                }
+                return true;
+            }
+        }
+        if skipped {
+            self.skip_for_locality(ctx, key);
+        }
+        false
+    }
+
+    /// Delay scheduling (§1.7 step 5, §7.18): the locality level a phase
+    /// may take (0 node-local, 1 rack-local, 2 any) after waiting since its
+    /// first skip: node-local only for D, rack-local until 2D, then any.
+    pub(super) fn allowed_locality(&self, key: Key, now: Time) -> u8 {
+        let d = self.cfg.locality_delay_ms;
+        match self.phases.get(&key).and_then(|p| p.locality_wait) {
+            _ if d == 0 => 2,
+            None => 0,
+            Some(since) => match now.since(since) {
+                w if w >= 2 * d => 2,
+                w if w >= d => 1,
+                _ => 0,
+            },
+        }
+    }
+
+    /// Whether delay scheduling holds a phase back (skipped, not yet free to
+    /// go anywhere).
+    pub(super) fn waits_for_locality(&self, key: Key, now: Time) -> bool {
+        self.phases.get(&key).is_some_and(|p| p.locality_wait.is_some()) && self.allowed_locality(key, now) < 2
+    }
+
+    /// A phase was skipped for locality: its wait starts now if it was not
+    /// waiting, with wake-ups at D and 2D, when a pass over the nodes with
+    /// room lets it relax (drivers that offer nodes only on changes would
+    /// not offer them again by themselves).
+    pub(super) fn skip_for_locality(&mut self, ctx: &mut Ctx<'_>, key: Key) {
+        let Some(p) = self.phases.get_mut(&key) else { return };
+        if p.locality_wait.is_none() {
+            p.locality_wait = Some(ctx.now);
+            for k in 1..=2 {
+                self.timers.set(ctx.now, ctx.now.plus(k * self.cfg.locality_delay_ms), Timer::Locality);
+            }
+        }
+    }
+
+    /// Places as many containers of `key` on `node` as fit, within the
+    /// type's budget of non-training containers and its pool quota.
+    pub(super) fn fill(&mut self, ctx: &mut Ctx<'_>, key: Key, node: NodeId, budget: &mut Room, quota: &mut Room) {
+        let k = key.1 as usize;
+        while budget.allows(k)
+            && crate::common::node_has_room(ctx.cluster(), node)
+            && self.place_one(ctx, key, node, quota)
+        {
+            budget.take(k, 1);
+        }
+    }
+
+    /// D11 (`reserve_training_slots`): while training tasks of a type wait,
+    /// the other containers of that type may fill at most slots − T.
+    pub(super) fn size_based_budget(&self, cluster: &Cluster) -> Room {
+        let mut out = Room::UNLIMITED;
+        if !self.cfg.reserve_training_slots {
+            return out;
+        }
+        for kind in [Kind::Map, Kind::Reduce] {
+            let k = kind as usize;
+            if self.train_running[k] >= self.cfg.train_slots[k] || self.training_candidates(cluster, kind).is_empty() {
+                continue;
+            }
+            let running = self.containers.values().filter(|c| c.key.1 == kind && !c.training).count() as u32;
+            let quota = (self.pools[k].slots as u32).saturating_sub(self.cfg.train_slots[k]);
+            out.0[k] = Some(quota.saturating_sub(running));
+        }
+        out
+    }
+
+    /// Training phases that may start a training task, best first.
+    pub(super) fn training_candidates(&self, cluster: &Cluster, kind: Kind) -> Vec<Key> {
+        let mut c: Vec<((u64, u64), Key)> = self
+            .phases
+            .iter()
+            .filter(|(k, p)| k.1 == kind && !p.real_done && self.training_wanted(**k) > 0)
+            .filter(|(k, _)| Self::pending(cluster, **k).0 > 0)
+            .map(|(k, p)| {
+                let primary = if self.cfg.train_by_progress {
+                    u64::MAX - (p.train_started + p.finished) as u64
+                } else {
+                    p.s_initial.to_bits()
+                };
+                ((primary, p.seq), *k)
+            })
+            .collect();
+        c.sort();
+        c.into_iter().map(|(_, k)| k).collect()
+    }
+
+    pub(super) fn heartbeat(&mut self, ctx: &mut Ctx<'_>, node: NodeId) {
+        // AM containers first, in submission order (§7.2).
+        let ams: Vec<(Time, AppId, sojourn_core::Priority)> = ctx
+            .cluster()
+            .apps()
+            .flat_map(|a| {
+                a.outstanding_asks()
+                    .filter(|s| s.ask.phase == Phase::Am)
+                    .map(move |s| (a.submit, a.id(), s.ask.priority))
+            })
+            .collect();
+        let mut ams = ams;
+        ams.sort();
+        for (_, app, prio) in ams {
+            while ctx.cluster().can_allocate(app, prio, node).is_ok() && ctx.allocate(app, prio, node).is_ok() {}
+        }
+        // Tiny phases outrank training (size 0).
+        let order = self.order();
+        let mut budget = self.size_based_budget(ctx.cluster());
+        let mut quota = self.pool_room(ctx.cluster());
+        let tiny: Vec<Key> = order.iter().copied().filter(|k| self.phases[k].tiny).collect();
+        for key in tiny {
+            self.fill(ctx, key, node, &mut budget, &mut quota);
+        }
+        // Training tasks, up to T running per type (Algorithm 3, step 1).
+        for kind in [Kind::Map, Kind::Reduce] {
+            'train: while self.train_running[kind as usize] < self.cfg.train_slots[kind as usize] {
+                for key in self.training_candidates(ctx.cluster(), kind) {
+                    if crate::common::node_has_room(ctx.cluster(), node) && self.place_one(ctx, key, node, &mut quota) {
+                        continue 'train;
+                    }
+                }
+                break;
+            }
+        }
+        // Late phases, then the size-based queue (step 2).
+        for key in order {
+            if !crate::common::node_has_room(ctx.cluster(), node) {
+                break;
+            }
+            if self.phases.get(&key).is_some_and(|p| !p.tiny) {
+                self.fill(ctx, key, node, &mut budget, &mut quota);
+            }
+        }
+        // Suspended work resumes in whatever room the order left idle.
+        preempt::resume_pass(self, ctx, Some(node));
+    }
+}
