@@ -5,8 +5,11 @@
 
 use crate::error::{BridgeError, Result};
 use crate::logbuf;
-use crate::session::{Response, Session, Settings};
-use sojourn_core::Time;
+use crate::session::{EventError, Response, Session, Settings};
+use sojourn_core::{
+    AppId, AppSpec, Ask, ContainerId, Decision, Event, Locality, NodeId, NodeSpec, Outcome, Phase, PreemptMode,
+    Priority, RefusalKind, Resources, Time,
+};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -143,4 +146,135 @@ pub fn replay_file(path: &str) -> Result<String> {
         "first_difference": first,
     })
     .to_string())
+}
+
+// ---- the protocol's schema, for the shim's tests ----------------------------------
+//
+// The Java shim writes events and reads decisions by hand (Protocol.java).
+// Its ProtocolSchemaTest holds it to the serde schema through these:
+// events it builds must come back from `events_round_trip_for_test`
+// unchanged, and it must read every field of `decision_samples`, carried in
+// a `Response` as a step returns one. The samples cover every variant (a
+// test matches them exhaustively) with every field away from its default,
+// so a field renamed on either side reads as 0 or absent and fails there.
+
+/// Decodes a JSON array of events as a step decodes them (serde, into
+/// [`Event`]) and encodes them again. Serde drops a field it does not know
+/// and defaults one that is missing, so an event the shim misspells comes
+/// back different; a required field missing, or a value of the wrong type,
+/// is `BadInput` naming it. Tests only.
+pub fn events_round_trip_for_test(events: &str) -> Result<String> {
+    let decoded: Vec<Event> =
+        serde_json::from_str(events).map_err(|e| BridgeError::BadInput(format!("events: {e}")))?;
+    serde_json::to_string(&decoded).map_err(|e| BridgeError::Internal(format!("cannot encode the events: {e}")))
+}
+
+/// One sample of every [`Event`] variant, every field away from its default
+/// (and distinct values, so that two fields swapped show too).
+pub fn event_samples() -> Vec<Event> {
+    vec![
+        Event::NodeAdded(NodeSpec {
+            node: NodeId(5),
+            name: "h5.example.com:8041".to_string(),
+            rack: "/rack-b".to_string(),
+            labels: vec!["gpu".to_string()],
+            capacity: Resources::new(16_384, 16).with_gpus(2),
+        }),
+        Event::NodeRemoved { node: NodeId(6) },
+        Event::NodeResourceUpdated { node: NodeId(7), capacity: Resources::new(8192, 8).with_gpus(1) },
+        Event::NodeHeartbeat { node: NodeId(8) },
+        Event::AppAdded(AppSpec {
+            app: AppId(42),
+            name: "wordcount".to_string(),
+            queue: "root.eng".to_string(),
+            user: "alice".to_string(),
+            priority: 3,
+            deadline: Some(Time(90_000)),
+            value: Some(2.5),
+        }),
+        Event::AppRemoved { app: AppId(43) },
+        Event::AsksUpdated {
+            app: AppId(44),
+            asks: vec![Ask {
+                priority: Priority(20),
+                capability: Resources::new(2048, 2).with_gpus(1),
+                count: 9,
+                phase: Phase::Map,
+                locality: vec![Locality::Node(NodeId(5), 2), Locality::Rack("/rack-b".to_string(), 3)],
+                relax_locality: false,
+                label: Some("gpu".to_string()),
+                est_task_ms: Some(60_000),
+            }],
+        },
+        Event::ContainerStarted { container: ContainerId(7001) },
+        Event::ContainerCompleted { container: ContainerId(7002), outcome: Outcome::Preempted },
+        Event::ContainerProgress { container: ContainerId(7003), progress: 0.75, sort_finished: Some(Time(1500)) },
+        Event::Rejected {
+            decision: decision_samples().remove(0),
+            reason: "no room on node 5".to_string(),
+            kind: RefusalKind::Never,
+        },
+        Event::ContainerRecovered {
+            container: ContainerId(7004),
+            app: AppId(45),
+            node: NodeId(9),
+            priority: Priority(10),
+            resources: Resources::new(3072, 3).with_gpus(1),
+            phase: Phase::Reduce,
+            suspended: true,
+        },
+        Event::ScheduleAll,
+    ]
+}
+
+/// [`event_samples`] as a JSON array. Tests only.
+pub fn event_samples_for_test() -> Result<String> {
+    serde_json::to_string(&event_samples())
+        .map_err(|e| BridgeError::Internal(format!("cannot encode the event samples: {e}")))
+}
+
+/// One sample of every [`Decision`] variant (two of `Preempt`, one per
+/// mode), every field away from its default and the values distinct.
+pub fn decision_samples() -> Vec<Decision> {
+    vec![
+        Decision::Allocate {
+            container: ContainerId(7101),
+            app: AppId(51),
+            priority: Priority(20),
+            node: NodeId(11),
+            resources: Resources::new(3072, 3).with_gpus(2),
+        },
+        Decision::Reserve {
+            app: AppId(52),
+            priority: Priority(10),
+            node: NodeId(12),
+            resources: Resources::new(5120, 5).with_gpus(1),
+        },
+        Decision::Unreserve { app: AppId(53), priority: Priority(7), node: NodeId(13) },
+        Decision::Preempt { container: ContainerId(7102), mode: PreemptMode::Kill },
+        Decision::Preempt { container: ContainerId(7103), mode: PreemptMode::Suspend },
+        Decision::Resume { container: ContainerId(7104) },
+    ]
+}
+
+/// A [`Response`] as a step returns it: every decision sample, an event
+/// refused of each kind, one log line and a next timeout, encoded as the
+/// bridge encodes responses. Tests only.
+pub fn response_sample_for_test() -> Result<String> {
+    let errors = [RefusalKind::Retry, RefusalKind::Never, RefusalKind::Error]
+        .into_iter()
+        .enumerate()
+        .map(|(i, kind)| EventError { index: 3 + i, kind, message: format!("sample refusal {}", 3 + i) })
+        .collect();
+    let r = Response {
+        decisions: decision_samples(),
+        errors,
+        logs: vec![logbuf::LogLine {
+            level: "DEBUG",
+            target: "sojourn_jni::api".to_string(),
+            message: "a sample log line".to_string(),
+        }],
+        next_timeout: Some(Time(123_456)),
+    };
+    serde_json::to_string(&r).map_err(|e| BridgeError::Internal(format!("cannot encode the response: {e}")))
 }

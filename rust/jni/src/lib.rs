@@ -209,3 +209,40 @@ pub extern "system" fn Java_org_sojourn_yarn_Native_nPanicInCoreForTest<'l>(
 ) {
     guard(&mut env, (), |_| api::panic_in_session_for_test(handle as u64))
 }
+
+/// `static native String nEventsRoundTripForTest(String eventsJson)`: the
+/// events decoded as a step decodes them and encoded again (the shim's
+/// schema test; see [`api::events_round_trip_for_test`]).
+#[no_mangle]
+pub extern "system" fn Java_org_sojourn_yarn_Native_nEventsRoundTripForTest<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    events: JString<'l>,
+) -> jstring {
+    guard(&mut env, std::ptr::null_mut(), |env| {
+        let events = string(env, &events, "events")?;
+        let out = api::events_round_trip_for_test(&events)?;
+        new_string(env, out)
+    })
+}
+
+/// `static native String nEventSamplesForTest()`: one sample of every
+/// event variant, as a JSON array.
+#[no_mangle]
+pub extern "system" fn Java_org_sojourn_yarn_Native_nEventSamplesForTest<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+) -> jstring {
+    guard(&mut env, std::ptr::null_mut(), |env| new_string(env, api::event_samples_for_test()?))
+}
+
+/// `static native String nResponseSampleForTest()`: a step's response
+/// carrying one sample of every decision variant (see
+/// [`api::response_sample_for_test`]).
+#[no_mangle]
+pub extern "system" fn Java_org_sojourn_yarn_Native_nResponseSampleForTest<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+) -> jstring {
+    guard(&mut env, std::ptr::null_mut(), |env| new_string(env, api::response_sample_for_test()?))
+}

@@ -197,6 +197,35 @@ public final class Native implements AutoCloseable {
 
   static native void nPanicForTest();
 
+  static native String nEventsRoundTripForTest(String eventsJson);
+
+  static native String nEventSamplesForTest();
+
+  static native String nResponseSampleForTest();
+
+  /**
+   * The events (a JSON array) decoded as a step decodes them and encoded
+   * again: a field serde does not know is dropped, one missing is defaulted,
+   * a required one missing is an IllegalArgumentException naming it (tests of
+   * the protocol's schema only).
+   */
+  static String eventsRoundTripForTest(String eventsJson) {
+    load();
+    return nEventsRoundTripForTest(eventsJson);
+  }
+
+  /** One sample of every event variant, every field away from its default (a JSON array; tests only). */
+  static String eventSamplesForTest() {
+    load();
+    return nEventSamplesForTest();
+  }
+
+  /** A step's response carrying one sample of every decision variant, every field set (tests only). */
+  static String responseSampleForTest() {
+    load();
+    return nResponseSampleForTest();
+  }
+
   static native void nPanicInCoreForTest(long handle);
 
   /** Panics inside this core, poisoning it, as a policy bug would (tests only). */

@@ -47,6 +47,8 @@ final class Protocol {
     return 0;
   }
 
+  // ---- events: what the shim tells the core ------------------------------------------
+
   private static ObjectNode event(String type) {
     ObjectNode o = F.objectNode();
     o.put("type", type);
@@ -209,9 +211,10 @@ final class Protocol {
     }
   }
 
-  static ObjectNode rejected(JsonNode decision, String reason, Refusal kind) {
+  /** Sends {@code decision} back as the core made it, with why and how to treat the refusal. */
+  static ObjectNode rejected(Decision decision, String reason, Refusal kind) {
     ObjectNode o = event("rejected");
-    o.set("decision", decision);
+    o.set("decision", decision.json);
     o.put("reason", reason);
     o.put("kind", kind.wire());
     return o;
@@ -245,9 +248,184 @@ final class Protocol {
     }
   }
 
+  // ---- decisions: what the core tells the shim ------------------------------------
+
+  /** Resources as a decision carries them ({@code sojourn_core::Resources}). */
+  static final class Amount {
+    static final List<String> FIELDS = list("memory_mb", "vcores", "gpus");
+    final long memoryMb;
+    final int vcores;
+    final long gpus;
+    private final String json;
+
+    Amount(JsonNode r) {
+      memoryMb = r.path("memory_mb").asLong();
+      vcores = r.path("vcores").asInt();
+      gpus = r.path("gpus").asLong(0); // skipped when 0
+      json = r.toString();
+    }
+
+    /** Whether YARN's {@code r} is this size (memory, vcores and GPUs). */
+    boolean sameAs(Resource r) {
+      return r.getMemorySize() == memoryMb && r.getVirtualCores() == vcores && gpus(r) == gpus;
+    }
+
+    @Override
+    public String toString() {
+      return json;
+    }
+  }
+
+  /**
+   * A decision of the core as the shim reads it ({@code sojourn_core::Decision}):
+   * one class per variant, each reading its fields by their serde names and
+   * listing them in {@code FIELDS} (ProtocolSchemaTest holds both to the Rust
+   * schema). {@link #json} is the decision as received: a Rejected sends it
+   * back whole.
+   */
+  abstract static class Decision {
+    final JsonNode json;
+
+    Decision(JsonNode json) {
+      this.json = json;
+    }
+
+    /** The variant's serde tag. */
+    final String type() {
+      return json.path("type").asText();
+    }
+
+    @Override
+    public String toString() {
+      return json.toString();
+    }
+  }
+
+  /** What Allocate, Reserve and Unreserve share: {@code app}'s ask at {@code priority}, on {@code node}. */
+  abstract static class Placement extends Decision {
+    final int app;
+    final int priority;
+    final int node;
+
+    Placement(JsonNode d) {
+      super(d);
+      app = d.path("app").asInt();
+      priority = d.path("priority").asInt();
+      node = d.path("node").asInt();
+    }
+  }
+
+  /** Start a container of {@code resources} for {@code app}'s ask at {@code priority} on {@code node}. */
+  static final class Allocate extends Placement {
+    static final String TYPE = "allocate";
+    static final List<String> FIELDS = list("container", "app", "priority", "node", "resources");
+    final long container;
+    final Amount resources;
+
+    Allocate(JsonNode d) {
+      super(d);
+      container = d.path("container").asLong();
+      resources = new Amount(d.path("resources"));
+    }
+  }
+
+  /** Hold {@code node} for {@code app}'s large ask at {@code priority}. */
+  static final class Reserve extends Placement {
+    static final String TYPE = "reserve";
+    static final List<String> FIELDS = list("app", "priority", "node", "resources");
+    final Amount resources;
+
+    Reserve(JsonNode d) {
+      super(d);
+      resources = new Amount(d.path("resources"));
+    }
+  }
+
+  /** Drop the reservation on {@code node}. */
+  static final class Unreserve extends Placement {
+    static final String TYPE = "unreserve";
+    static final List<String> FIELDS = list("app", "priority", "node");
+
+    Unreserve(JsonNode d) {
+      super(d);
+    }
+  }
+
+  /** Take {@code container} away: {@code mode} kill or suspend. */
+  static final class Preempt extends Decision {
+    static final String TYPE = "preempt";
+    static final List<String> FIELDS = list("container", "mode");
+    static final String KILL = "kill";
+    static final String SUSPEND = "suspend";
+    final long container;
+    final String mode;
+
+    Preempt(JsonNode d) {
+      super(d);
+      container = d.path("container").asLong();
+      mode = d.path("mode").asText();
+    }
+
+    boolean isSuspend() {
+      return SUSPEND.equals(mode);
+    }
+
+    boolean isKill() {
+      return KILL.equals(mode);
+    }
+  }
+
+  /** Resume a suspended container. */
+  static final class Resume extends Decision {
+    static final String TYPE = "resume";
+    static final List<String> FIELDS = list("container");
+    final long container;
+
+    Resume(JsonNode d) {
+      super(d);
+      container = d.path("container").asLong();
+    }
+  }
+
+  /** A variant this shim does not know: refused as an error. */
+  static final class Unknown extends Decision {
+    Unknown(JsonNode d) {
+      super(d);
+    }
+  }
+
+  /** Reads one decision by its tag. */
+  static Decision decision(JsonNode d) {
+    switch (d.path("type").asText()) {
+      case Allocate.TYPE:
+        return new Allocate(d);
+      case Reserve.TYPE:
+        return new Reserve(d);
+      case Unreserve.TYPE:
+        return new Unreserve(d);
+      case Preempt.TYPE:
+        return new Preempt(d);
+      case Resume.TYPE:
+        return new Resume(d);
+      default:
+        return new Unknown(d);
+    }
+  }
+
+  /** Reads a JSON array of decisions. */
+  static List<Decision> decisions(JsonNode array) {
+    List<Decision> out = new ArrayList<>();
+    if (array != null) {
+      for (JsonNode d : array) {
+        out.add(decision(d));
+      }
+    }
+    return out;
+  }
+
   /** A decoded response of a native call. */
   static final class Response {
-    final List<JsonNode> decisions = new ArrayList<>();
+    final List<Decision> decisions = new ArrayList<>();
     final List<EventError> errors = new ArrayList<>();
     long nextTimeout = -1;
 
@@ -270,12 +448,7 @@ final class Protocol {
     }
     logLines(root.get("logs"));
     Response r = new Response();
-    JsonNode d = root.get("decisions");
-    if (d != null) {
-      for (JsonNode x : d) {
-        r.decisions.add(x);
-      }
-    }
+    r.decisions.addAll(decisions(root.get("decisions")));
     JsonNode e = root.get("errors");
     if (e != null) {
       for (JsonNode x : e) {

@@ -3,21 +3,28 @@ package org.sojourn.yarn;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Sojourn's settings from yarn-site.xml. Everything under
  * {@code yarn.scheduler.sojourn.} is either one of the shim's own keys below
  * or {@code <policy>.<param>}: the active policy's parameters go to Rust,
  * which validates them; keys of other known policies are kept for a later
- * switch and ignored; any other key is an error naming it.
+ * switch and ignored; any other key is an error naming it. A refresh reads
+ * them from yarn-site.xml again ({@link #withSiteFile}).
  */
 final class SojournConfig {
+  private static final Logger LOG = LoggerFactory.getLogger(SojournScheduler.class);
   static final String PREFIX = "yarn.scheduler.sojourn.";
   /** Policy name, as {@code sojourn policies} lists them. */
   static final String POLICY = PREFIX + "policy";
@@ -148,6 +155,53 @@ final class SojournConfig {
     long amProgress = longAtLeast(conf, AM_PROGRESS_MS, DEFAULT_AM_PROGRESS_MS, 0);
     return new SojournConfig(policy, params, seed, grace, record.isEmpty() ? null : record, recordMaxMb,
         tick, suspend, amProgress, QueueTree.Spec.read(conf));
+  }
+
+  /**
+   * {@code conf} with the {@code yarn.scheduler.sojourn.*} keys of the
+   * current yarn-site.xml, as the RM's ConfigurationProvider gives it
+   * (LocalConfigurationProvider: the file on the classpath, i.e. in
+   * HADOOP_CONF_DIR; FileSystemBasedConfigurationProvider: the file in
+   * {@code yarn.resourcemanager.configuration.file-system-based-store}). The
+   * file's Sojourn keys replace {@code conf}'s; a Sojourn key that
+   * {@code conf} got from yarn-site.xml and the file no longer has is removed.
+   * Keys set another way (programmatically, another resource) stay. Without a
+   * provider or a file, {@code conf} itself.
+   *
+   * @throws IOException the file cannot be read or parsed (naming it)
+   */
+  static Configuration withSiteFile(Configuration conf, RMContext context) throws IOException {
+    if (context == null || context.getConfigurationProvider() == null) {
+      return conf;
+    }
+    String name = YarnConfiguration.YARN_SITE_CONFIGURATION_FILE;
+    Configuration site = new Configuration(false);
+    try (java.io.InputStream in = context.getConfigurationProvider().getConfigurationInputStream(conf, name)) {
+      if (in == null) {
+        LOG.info("sojourn: refresh: the configuration provider has no {}; using the RM's configuration", name);
+        return conf;
+      }
+      site.addResource(in, name);
+      site.size(); // parse now, while the stream is open
+    } catch (IOException | org.apache.hadoop.yarn.exceptions.YarnException | RuntimeException e) {
+      throw new IOException("sojourn: refresh: cannot read " + name + " through "
+          + context.getConfigurationProvider().getClass().getName() + ": " + e.getMessage(), e);
+    }
+    Configuration out = new Configuration(conf);
+    for (String key : conf.getPropsWithPrefix(SojournConfig.PREFIX).keySet()) {
+      String full = SojournConfig.PREFIX + key;
+      String[] from = conf.getPropertySources(full);
+      if (site.getRaw(full) == null && from != null && Arrays.asList(from).contains(name)) {
+        out.unset(full);
+      }
+    }
+    Map<String, String> fresh = site.getPropsWithPrefix(SojournConfig.PREFIX);
+    for (Map.Entry<String, String> e : fresh.entrySet()) {
+      out.set(SojournConfig.PREFIX + e.getKey(), e.getValue(), name);
+    }
+    LOG.info("sojourn: refresh reads {} Sojourn key(s) from {} through {}", fresh.size(), name,
+        context.getConfigurationProvider().getClass().getSimpleName());
+    return out;
   }
 
   private static long longAtLeast(Configuration conf, String key, long dflt, long min) {

@@ -1,5 +1,7 @@
 package org.sojourn.yarn;
 
+import java.util.Map;
+
 /**
  * Sojourn's state over JMX, registered as
  * {@code Hadoop:service=ResourceManager,name=SojournScheduler}; the RM's
@@ -13,6 +15,16 @@ public interface SojournSchedulerMXBean {
 
   /** The policy's and the mirror's state, with the shim's counters (JSON). */
   String getState();
+
+  /**
+   * The policy's own figures, from the core: counters by name (e.g. kairos's
+   * {@code quantum_ends}, hfsp's {@code sizes_estimated}), and each
+   * distribution as {@code name.count}, {@code .mean}, {@code .p50},
+   * {@code .p90}, {@code .p99}, {@code .max}. Read from the core at most once
+   * a second; after a rebuild of the core they count from the rebuild. Over
+   * JMX, a table of (key, value) rows.
+   */
+  Map<String, Double> getPolicyMetrics();
 
   /** Leaf queues, by full path. */
   String[] getLeafQueues();

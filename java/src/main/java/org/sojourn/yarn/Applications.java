@@ -1,0 +1,215 @@
+package org.sojourn.yarn;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.QueueACL;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applications and their attempts in YARN's books, and what the core learns
+ * of them. An application is admitted to a queue (it exists, is a leaf, and
+ * with {@code yarn.acl.enable} the user may submit to it) or rejected with
+ * the reason in its diagnostics. Each attempt gets a core id and goes to the
+ * core as {@code AppAdded}, and leaves it as {@code AppRemoved} (its
+ * containers killed, unless a work-preserving AM restart keeps them).
+ *
+ * <p>Containers the core did not place reach it here as
+ * {@code ContainerRecovered} ({@link #recoverInCore}): those a NodeManager
+ * reports after an RM restart or fail-over, those a restarted AM keeps, and
+ * every live one when the core is rebuilt.
+ *
+ * <p>Locking: runs under {@link CoreChannel#lock} (YARN's events, the rebuild).
+ */
+final class Applications {
+  private static final Logger LOG = LoggerFactory.getLogger(SojournScheduler.class);
+
+  private final SojournScheduler yarn;
+  private final CoreIds ids;
+  private final PendingEvents pending;
+  private final AskTranslator asks;
+  private final Suspensions suspensions;
+  /** Containers handed to the core that it had not placed (recovered, kept, re-sent). */
+  private final AtomicLong recovered = new AtomicLong();
+
+  Applications(SojournScheduler yarn, CoreIds ids, PendingEvents pending, AskTranslator asks,
+      Suspensions suspensions) {
+    this.yarn = yarn;
+    this.ids = ids;
+    this.pending = pending;
+    this.asks = asks;
+    this.suspensions = suspensions;
+  }
+
+  private Map<ApplicationId, SchedulerApplication<SojournAppAttempt>> applications() {
+    return yarn.getSchedulerApplications();
+  }
+
+  /** APP_ADDED: admits the application to its queue, or rejects it with the reason. */
+  void add(ApplicationId appId, String queueName, String user, boolean recovering) {
+    RMContext rmContext = yarn.context();
+    QueueTree tree = yarn.queues();
+    SojournQueue q = tree.find(queueName);
+    String why = null;
+    if (q == null) {
+      why = "queue '" + queueName + "' does not exist (Sojourn's leaf queues: "
+          + String.join(", ", tree.leafPaths()) + ")";
+    } else if (!q.isLeaf()) {
+      why = "queue '" + queueName + "' is a parent queue; submit to one of its leaves ("
+          + String.join(", ", tree.leafPaths()) + ")";
+    } else if (!recovering && YarnConfiguration.isAclEnabled(yarn.getConf())) {
+      UserGroupInformation ugi = UserGroupInformation.createRemoteUser(user);
+      if (!q.hasAccess(QueueACL.SUBMIT_APPLICATIONS, ugi) && !q.hasAccess(QueueACL.ADMINISTER_QUEUE, ugi)) {
+        why = "user " + user + " may not submit applications to queue " + q.getPath();
+      }
+    }
+    if (why != null) {
+      LOG.warn("sojourn: rejecting application {}: {}", appId, why);
+      rmContext.getDispatcher().getEventHandler().handle(
+          new RMAppEvent(appId, RMAppEventType.APP_REJECTED, "Sojourn: " + why));
+      return;
+    }
+    RMApp rmApp = rmContext.getRMApps().get(appId);
+    Priority prio = rmApp == null ? null : rmApp.getApplicationPriority();
+    boolean unmanaged = isUnmanaged(rmApp);
+    SchedulerApplication<SojournAppAttempt> app = Compat.newApplication(q, user, prio, unmanaged);
+    applications().put(appId, app);
+    q.addApp(appId);
+    Compat.submitApp(q.getMetrics(), user, unmanaged);
+    LOG.info("sojourn: accepted application {} of {} in queue {} ({} applications)", appId, user,
+        q.getPath(), applications().size());
+    if (!recovering) {
+      rmContext.getDispatcher().getEventHandler().handle(
+          new RMAppEvent(appId, RMAppEventType.APP_ACCEPTED));
+    }
+  }
+
+  /** APP_ATTEMPT_ADDED: a new attempt, under a new core id (with the kept containers on an AM restart). */
+  void addAttempt(ApplicationAttemptId attemptId, boolean transferState, boolean recovering) {
+    RMContext rmContext = yarn.context();
+    SchedulerApplication<SojournAppAttempt> app = applications().get(attemptId.getApplicationId());
+    if (app == null) {
+      LOG.warn("sojourn: attempt {} of an unknown application", attemptId);
+      return;
+    }
+    SojournQueue q = (SojournQueue) app.getQueue();
+    int coreId = ids.newApp();
+    SojournAppAttempt attempt = new SojournAppAttempt(attemptId, app.getUser(), q,
+        q.getAbstractUsersManager(), rmContext, coreId);
+    if (transferState) {
+      attempt.transferStateFromPreviousAttempt(app.getCurrentAppAttempt());
+    }
+    app.setCurrentAppAttempt(attempt);
+    ids.addApp(attempt);
+    RMApp rmApp = rmContext.getRMApps().get(attemptId.getApplicationId());
+    Compat.submitAppAttempt(q.getMetrics(), app.getUser(), isUnmanaged(rmApp));
+    pending.add(appAdded(attempt));
+    LOG.info("sojourn: added attempt {} (core app {}) of {}", attemptId, coreId, app.getUser());
+    if (transferState) {
+      // Work-preserving AM restart: the previous attempt's running containers
+      // now belong to this one. The core dropped them with the old attempt.
+      for (RMContainer c : attempt.getLiveContainers()) {
+        recoverInCore(c, attempt);
+      }
+    }
+    if (!recovering) {
+      rmContext.getDispatcher().getEventHandler().handle(
+          new RMAppAttemptEvent(attemptId, RMAppAttemptEventType.ATTEMPT_ADDED));
+    }
+  }
+
+  /** The core's AppAdded for a live attempt: its app's name and priority, queue and user. */
+  ObjectNode appAdded(SojournAppAttempt a) {
+    RMApp rmApp = yarn.context().getRMApps().get(a.getApplicationId());
+    int prio = rmApp != null && rmApp.getApplicationPriority() != null
+        ? rmApp.getApplicationPriority().getPriority() : 0;
+    return Protocol.appAdded(a.coreId(), rmApp == null ? "" : rmApp.getName(),
+        ((SojournQueue) a.getQueue()).getPath(), a.getUser(), prio);
+  }
+
+  private static boolean isUnmanaged(RMApp app) {
+    return app != null && app.getApplicationSubmissionContext() != null
+        && app.getApplicationSubmissionContext().getUnmanagedAM();
+  }
+
+  /** APP_REMOVED: the application leaves its queue. */
+  void done(ApplicationId appId, RMAppState finalState) {
+    SchedulerApplication<SojournAppAttempt> app = applications().get(appId);
+    if (app == null) {
+      LOG.warn("sojourn: unknown application {} finished", appId);
+      return;
+    }
+    SojournQueue q = (SojournQueue) app.getQueue();
+    q.getAbstractUsersManager().deactivateApplication(app.getUser(), appId);
+    app.stop(finalState);
+    applications().remove(appId);
+    q.removeApp(appId);
+  }
+
+  /** APP_ATTEMPT_REMOVED: its containers end (unless kept) and the core forgets it. */
+  void doneAttempt(ApplicationAttemptId attemptId, RMAppAttemptState finalState, boolean keepContainers) {
+    SojournAppAttempt attempt = yarn.getApplicationAttempt(attemptId);
+    if (attempt == null || !attempt.getApplicationAttemptId().equals(attemptId)) {
+      LOG.warn("sojourn: unknown attempt {} finished", attemptId);
+      return;
+    }
+    for (RMContainer c : attempt.getLiveContainers()) {
+      if (keepContainers && c.getState() == RMContainerState.RUNNING) {
+        continue; // work-preserving AM restart keeps it
+      }
+      yarn.completedContainer(c, SchedulerUtils.createAbnormalContainerStatus(c.getContainerId(),
+          SchedulerUtils.COMPLETED_APPLICATION), RMContainerEventType.KILL);
+    }
+    attempt.stop(finalState);
+    ids.removeApp(attempt.coreId());
+    asks.forget(attemptId);
+    pending.add(Protocol.appRemoved(attempt.coreId()));
+  }
+
+  /**
+   * Gives the core a live container of {@code a} it does not hold, under the
+   * core id the shim already maps it to or a new one past every id the core
+   * has used. Its phase comes from its priority; suspended if the agent holds it so.
+   */
+  void recoverInCore(RMContainer rmc, SojournAppAttempt a) {
+    ContainerId id = rmc.getContainerId();
+    Integer node = ids.node(rmc.getAllocatedNode());
+    if (node == null || rmc.getState() == RMContainerState.COMPLETED || rmc.getState() == RMContainerState.KILLED
+        || rmc.getState() == RMContainerState.RELEASED) {
+      return;
+    }
+    long cid = ids.recoveredId(rmc);
+    int prio = rmc.getAllocatedSchedulerKey().getPriority().getPriority();
+    String phase = rmc.isAMContainer() ? "am" : asks.phaseOf(a, prio);
+    pending.add(Protocol.containerRecovered(cid, a.coreId(), node, prio, rmc.getAllocatedResource(), phase,
+        suspensions.isSuspended(id)));
+    recovered.incrementAndGet();
+    LOG.info("sojourn: {} of {} on {} goes to the core as container {} (recovered)", id,
+        a.getApplicationAttemptId(), rmc.getAllocatedNode(), cid);
+  }
+
+  /** Containers handed to the core that it had not placed. */
+  long recovered() {
+    return recovered.get();
+  }
+}
