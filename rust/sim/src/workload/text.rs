@@ -65,6 +65,15 @@ impl Lines<BufReader<File>> {
     pub(crate) fn open(path: &Path) -> Result<Self, WorkloadError> {
         Ok(Lines::new(open_file(path)?, path.display().to_string()))
     }
+
+    /// [`Lines::open`], or `None` when there is no file at `path`.
+    pub(crate) fn open_if_exists(path: &Path) -> Result<Option<Self>, WorkloadError> {
+        match File::open(path) {
+            Ok(f) => Ok(Some(Lines::new(buffered(f), path.display().to_string()))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(cannot_open(path, e)),
+        }
+    }
 }
 
 impl<'a> Lines<&'a [u8]> {
