@@ -84,10 +84,7 @@ impl Cluster {
     pub fn remove_app(&mut self, app: AppId, now: Time) -> Result<Vec<Container>> {
         let ids: Vec<ContainerId> =
             self.app(app).ok_or(CoreError::UnknownApp(app))?.containers.iter().copied().collect();
-        let mut killed = Vec::with_capacity(ids.len());
-        for c in ids {
-            killed.push(self.complete(c, Outcome::Killed, now)?);
-        }
+        let killed = self.complete_all(ids, Outcome::Killed, now)?;
         let a = self.apps.remove(app.0).ok_or(CoreError::UnknownApp(app))?;
         self.app_count -= 1;
         self.pending_containers -= a.pending_containers;

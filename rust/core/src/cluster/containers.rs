@@ -85,6 +85,17 @@ impl Cluster {
         Ok(c)
     }
 
+    /// Completes each of `ids` with `outcome`, returning them (a node or
+    /// app leaving takes its containers with it).
+    pub(super) fn complete_all(
+        &mut self,
+        ids: Vec<ContainerId>,
+        outcome: Outcome,
+        now: Time,
+    ) -> Result<Vec<Container>> {
+        ids.into_iter().map(|c| self.complete(c, outcome, now)).collect()
+    }
+
     /// Takes a container out and returns what it held to its node and app.
     pub(super) fn drop_container(&mut self, id: ContainerId) -> Option<Container> {
         let c = self.take_container(id)?;
@@ -150,14 +161,7 @@ impl Cluster {
             c.state = ContainerState::Running;
             c.running_since = Some(now);
         }
-        if let Some(n) = self.node_mut(node) {
-            n.allocated += extra;
-        }
-        if let Some(a) = self.app_mut(app) {
-            a.allocated += extra;
-        }
-        self.allocated += extra;
-        self.refresh_space(node);
+        self.hold_part(node, app, extra);
         Ok(())
     }
 
@@ -180,14 +184,7 @@ impl Cluster {
                 c.state = ContainerState::Running;
                 c.running_since = Some(now);
                 let (node, app) = (c.node, c.app);
-                if let Some(n) = self.node_mut(node) {
-                    n.allocated += extra;
-                }
-                if let Some(a) = self.app_mut(app) {
-                    a.allocated += extra;
-                }
-                self.allocated += extra;
-                self.refresh_space(node);
+                self.hold_part(node, app, extra);
             }
         }
     }
@@ -206,6 +203,21 @@ impl Cluster {
         }
     }
 
+    /// Books `extra` more as held on `node` and by `app`: a suspended
+    /// container of theirs runs again.
+    fn hold_part(&mut self, node: NodeId, app: AppId, extra: Resources) {
+        if let Some(n) = self.node_mut(node) {
+            n.allocated += extra;
+        }
+        if let Some(a) = self.app_mut(app) {
+            a.allocated += extra;
+        }
+        self.allocated += extra;
+        self.refresh_space(node);
+    }
+
+    /// Books `freed` less as held on `node` and by `app`: a container of
+    /// theirs was suspended.
     fn release_part(&mut self, node: NodeId, app: AppId, freed: Resources) {
         if let Some(n) = self.node_mut(node) {
             n.allocated = n.allocated.saturating_sub(&freed);

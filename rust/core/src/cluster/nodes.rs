@@ -123,10 +123,7 @@ impl Cluster {
     pub fn remove_node(&mut self, node: NodeId, now: Time) -> Result<Vec<Container>> {
         let ids: Vec<ContainerId> =
             self.node(node).ok_or(CoreError::UnknownNode(node))?.containers.iter().copied().collect();
-        let mut lost = Vec::with_capacity(ids.len());
-        for c in ids {
-            lost.push(self.complete(c, Outcome::Lost, now)?);
-        }
+        let lost = self.complete_all(ids, Outcome::Lost, now)?;
         if let Some(n) = self.nodes.remove(node.0) {
             self.node_count -= 1;
             self.total = self.total.saturating_sub(&n.capacity);
