@@ -7,16 +7,16 @@
 //! This file holds the [`Cluster`] itself (its storage and read-only view);
 //! each kind of change has a file of its own:
 //!
-//! - [`nodes`](self::nodes): nodes join, leave and change size; which have room;
-//! - [`apps`](self::apps): apps come and go, and their asks;
-//! - [`placement`](self::placement): the core's own allocations, assumed until
+//! - `nodes`: nodes join, leave and change size; which have room;
+//! - `apps`: apps come and go, and their asks;
+//! - `placement`: the core's own allocations, assumed until
 //!   the driver confirms them, and their rollback;
-//! - [`containers`](self::containers): a container's life after placement:
+//! - `containers`: a container's life after placement:
 //!   confirm, progress, complete, preempt (kill or suspend), resume, and the
 //!   rollbacks of those the driver refused;
-//! - [`reservations`](self::reservations): nodes held for a large ask;
-//! - [`recover`](self::recover): containers the host has and the mirror lacks;
-//! - [`invariants`](self::invariants): the books' self-check for tests;
+//! - `reservations`: nodes held for a large ask;
+//! - `recover`: containers the host has and the mirror lacks;
+//! - `invariants`: the books' self-check for tests;
 //! - `slab`, `node_bits`: the dense storage by id and the bitset of nodes with room.
 
 use crate::error::CoreError;

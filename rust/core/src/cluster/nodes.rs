@@ -10,7 +10,7 @@ use crate::protocol::{NodeSpec, Outcome};
 use crate::resources::Resources;
 use crate::time::Time;
 
-/// Index of a rack in [`Cluster::racks`].
+/// Index of a rack among the cluster's racks ([`Cluster::rack_name`] gives its name).
 pub type RackId = u32;
 
 #[derive(Clone, Debug)]

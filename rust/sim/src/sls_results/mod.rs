@@ -28,10 +28,9 @@
 //! SLS submits the trace's jobs in trace order, so the n-th application is the same trace
 //! job under every scheduler. Percentiles are nearest-rank ([`crate::metrics::percentile`]).
 //!
-//! The parts: [`runs`](self::runs) reads a run's `jobruntime.csv` and counters,
-//! [`series`](self::series) its per-second gauges, [`jobs`](self::jobs) matches
-//! jobs across runs, and [`report`](self::report) puts them in `sojourn
-//! compare`'s rows, text and page.
+//! The parts: `runs` reads a run's `jobruntime.csv` and counters, `series` its per-second
+//! gauges, `jobs` matches jobs across runs, and `report` puts them in `sojourn compare`'s rows,
+//! text and page.
 
 mod jobs;
 mod report;
