@@ -7,11 +7,13 @@
 //! order), which is the order SLS submits them in. The gap is `(sim − SLS) / SLS`.
 
 use std::fmt::Write as _;
+use std::io::BufRead;
 use std::path::Path;
 
 use crate::engine::SimError;
 use crate::metrics::Dist;
 use crate::sls_results::{read_sls_run, SlsRun};
+use crate::workload::text::Lines;
 
 /// One job as the simulator reported it.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,20 +25,25 @@ pub struct SimJob {
 
 /// Reads the `id`, `submit_s` and `response_s` columns of a simulator `jobs-<policy>.csv`.
 pub fn parse_sim_jobs(text: &str, file: &str) -> Result<Vec<SimJob>, SimError> {
-    let bad = |line: usize, msg: String| SimError::Config(format!("{file}:{line}: {msg}"));
-    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
-    let (_, header) = lines.next().ok_or_else(|| bad(1, "empty file, expected a header".into()))?;
+    sim_jobs(Lines::of_str(text, file))
+}
+
+/// [`parse_sim_jobs`] over any lines; errors name the file and the line.
+fn sim_jobs<R: BufRead>(mut lines: Lines<R>) -> Result<Vec<SimJob>, SimError> {
+    let (at, header) = lines.next().ok_or_else(|| lines.error(1, "empty file, expected a header"))??;
     let cols: Vec<&str> = header.split(',').map(str::trim).collect();
     let col = |name: &str| {
-        cols.iter().position(|c| *c == name).ok_or_else(|| bad(1, format!("no column {name:?} in the header")))
+        cols.iter().position(|c| *c == name).ok_or_else(|| lines.error(at, format!("no column {name:?} in the header")))
     };
     let (id, submit, response) = (col("id")?, col("submit_s")?, col("response_s")?);
     let mut jobs = Vec::new();
-    for (i, line) in lines {
+    while let Some(row) = lines.next() {
+        let (n, line) = row?;
         let cells: Vec<&str> = line.split(',').collect();
-        let num = |c: usize| -> Result<f64, SimError> {
+        let num = |c: usize| {
             let cell = cells.get(c).map(|s| s.trim()).unwrap_or("");
-            cell.parse::<f64>().map_err(|_| bad(i + 1, format!("{:?} in column {:?} is not a number", cell, cols[c])))
+            cell.parse::<f64>()
+                .map_err(|_| lines.error(n, format!("{:?} in column {:?} is not a number", cell, cols[c])))
         };
         jobs.push(SimJob { id: num(id)? as u64, submit_s: num(submit)?, response_s: num(response)? });
     }
@@ -121,8 +128,7 @@ pub fn read_pair(spec: &str) -> Result<Fidelity, SimError> {
         .split_once('=')
         .ok_or_else(|| SimError::Config(format!("{spec:?}: expected SIM_JOBS_CSV=SLS_OUTPUT_DIR")))?;
     let (csv, dir) = (Path::new(csv), Path::new(dir));
-    let text = std::fs::read_to_string(csv).map_err(|e| SimError::Config(format!("{}: {e}", csv.display())))?;
-    let sim = parse_sim_jobs(&text, &csv.display().to_string())?;
+    let sim = sim_jobs(Lines::open(csv)?)?;
     let policy = csv
         .file_stem()
         .and_then(|s| s.to_str())

@@ -10,9 +10,10 @@
 //! reported with its position.
 
 use crate::engine::SimError;
+use crate::workload::limits::MAX_RECORD_LINE_BYTES;
+use crate::workload::text::Lines;
 use sojourn_core::{Core, CoreConfig, Decision, Record, RecordingMeta};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 /// What the command line asks for; `None` takes the recording's own.
@@ -50,18 +51,13 @@ fn sibling(file: &Path, ext: &str) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// Each non-blank line of `file` as one `T`; errors name the file and line.
 fn lines_of<T: serde::de::DeserializeOwned>(file: &Path, what: &str) -> Result<Vec<T>, SimError> {
-    let f = std::fs::File::open(file).map_err(|e| SimError::Config(format!("cannot open {}: {e}", file.display())))?;
+    let mut lines = Lines::open(file)?.with_cap(MAX_RECORD_LINE_BYTES);
     let mut out = Vec::new();
-    for (i, line) in BufReader::new(f).lines().enumerate() {
-        let line = line.map_err(|e| SimError::Config(format!("{}:{}: {e}", file.display(), i + 1)))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        out.push(
-            serde_json::from_str(&line)
-                .map_err(|e| SimError::Config(format!("{}:{}: not {what}: {e}", file.display(), i + 1)))?,
-        );
+    while let Some(line) = lines.next() {
+        let (n, line) = line?;
+        out.push(serde_json::from_str(&line).map_err(|e| lines.error(n, format!("not {what}: {e}")))?);
     }
     Ok(out)
 }

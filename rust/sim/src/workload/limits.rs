@@ -13,7 +13,8 @@
 //!   copies); at most [`MAX_JOBS_PER_RUN`] jobs.
 //! - Text: a line of a SWIM, Hawk/Eagle or Kairos file is at most
 //!   [`MAX_LINE_BYTES`]; one top-level object of a JSON file (SLS jobs,
-//!   Rumen, SLS nodes) at most [`MAX_JSON_OBJECT_BYTES`].
+//!   Rumen, SLS nodes) at most [`MAX_JSON_OBJECT_BYTES`]; a line of a flight
+//!   recording (one step) at most [`MAX_RECORD_LINE_BYTES`].
 //! - Cluster: at most [`MAX_NODES`] nodes of at most [`MAX_NODE_MEMORY_MB`]
 //!   and [`MAX_NODE_VCORES`] each (so cluster totals fit their integers);
 //!   a container is no larger than the largest node.
@@ -49,6 +50,12 @@ pub const MAX_LINE_BYTES: usize = 1 << 20;
 /// The largest top-level JSON object, bytes (64 MiB; Rumen jobs run to a
 /// few MB).
 pub const MAX_JSON_OBJECT_BYTES: u64 = 64 << 20;
+
+/// The longest line of a flight recording, bytes (1 GiB). A line is one
+/// step, and the shim sends its whole cluster as one step when it rebuilds
+/// the core: 10,000 nodes and a million containers come to a few hundred MB.
+/// The cap only keeps a line without an end from taking all memory.
+pub const MAX_RECORD_LINE_BYTES: usize = 1 << 30;
 
 /// The most nodes in a cluster.
 pub const MAX_NODES: usize = 100_000;

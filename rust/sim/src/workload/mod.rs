@@ -177,7 +177,7 @@ pub mod sls_writer;
 mod spec;
 pub mod swim;
 pub mod synthetic;
-mod text;
+pub(crate) mod text;
 
 use std::path::Path;
 

@@ -1,6 +1,9 @@
-//! Plumbing shared by the line-oriented readers (SWIM, Hawk/Eagle, Kairos):
-//! numbered lines and lenient number parsing with errors that name the file
-//! and the line.
+//! Plumbing shared by every reader of line-oriented text: the traces (SWIM,
+//! Hawk/Eagle, Kairos), SLS's output files and the simulator's job CSVs
+//! ([`crate::sls_results`], [`crate::fidelity`]) and flight recordings
+//! ([`crate::replay`]). [`Lines`] yields numbered lines within a byte cap and
+//! builds the errors, so every message reads `file:line: what is wrong`;
+//! the number parsers below report the same way.
 
 use super::limits::{check_secs, MAX_LINE_BYTES};
 use super::WorkloadError;
@@ -10,29 +13,73 @@ use std::path::Path;
 
 /// Opens `path` for buffered reading; the error names the file.
 pub(crate) fn open_file(path: &Path) -> Result<BufReader<File>, WorkloadError> {
-    File::open(path)
-        .map(|f| BufReader::with_capacity(1 << 16, f))
-        .map_err(|e| WorkloadError::new(path.display().to_string(), 0, format!("cannot open: {e}")))
+    File::open(path).map(buffered).map_err(|e| cannot_open(path, e))
+}
+
+fn buffered(f: File) -> BufReader<File> {
+    BufReader::with_capacity(1 << 16, f)
+}
+
+fn cannot_open(path: &Path, e: std::io::Error) -> WorkloadError {
+    WorkloadError::new(path.display().to_string(), 0, format!("cannot open: {e}"))
 }
 
 /// The non-blank lines of a text stream with their 1-based numbers, without
-/// the line ending. A line longer than [`MAX_LINE_BYTES`] is an error (it
-/// is not read into memory past the cap). Stops after the first error.
+/// the line ending. A line longer than the cap ([`MAX_LINE_BYTES`] unless
+/// [`Lines::with_cap`] says otherwise) is an error, and is not read into
+/// memory past the cap; so is a line that is not UTF-8. Stops after the
+/// first error.
 pub(crate) struct Lines<R> {
     reader: R,
     file: String,
     line: usize,
     buf: Vec<u8>,
+    cap: usize,
     done: bool,
 }
 
 impl<R: BufRead> Lines<R> {
     pub(crate) fn new(reader: R, file: impl Into<String>) -> Lines<R> {
-        Lines { reader, file: file.into(), line: 0, buf: Vec::new(), done: false }
+        Lines { reader, file: file.into(), line: 0, buf: Vec::new(), cap: MAX_LINE_BYTES, done: false }
     }
 
+    /// The same lines with another cap, for a format whose lines are whole
+    /// objects (a flight recording's step).
+    pub(crate) fn with_cap(self, cap: usize) -> Lines<R> {
+        Lines { cap, ..self }
+    }
+
+    /// The file's name, as errors give it.
     pub(crate) fn file(&self) -> &str {
         &self.file
+    }
+
+    /// An error about `line` of this file.
+    pub(crate) fn error(&self, line: usize, message: impl Into<String>) -> WorkloadError {
+        WorkloadError::new(&self.file, line, message)
+    }
+}
+
+impl Lines<BufReader<File>> {
+    /// The lines of the file at `path`, named as `path` displays.
+    pub(crate) fn open(path: &Path) -> Result<Self, WorkloadError> {
+        Ok(Lines::new(open_file(path)?, path.display().to_string()))
+    }
+
+    /// [`Lines::open`], or `None` when there is no file at `path`.
+    pub(crate) fn open_if_exists(path: &Path) -> Result<Option<Self>, WorkloadError> {
+        match File::open(path) {
+            Ok(f) => Ok(Some(Lines::new(buffered(f), path.display().to_string()))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(cannot_open(path, e)),
+        }
+    }
+}
+
+impl<'a> Lines<&'a [u8]> {
+    /// The lines of text already in memory, named `file` in errors.
+    pub(crate) fn of_str(text: &'a str, file: impl Into<String>) -> Self {
+        Lines::new(text.as_bytes(), file)
     }
 }
 
@@ -45,23 +92,21 @@ impl<R: BufRead> Iterator for Lines<R> {
             self.line += 1;
             // Read at most the cap, a "\r\n" and one byte more: enough to
             // tell a line past the cap without holding more of it.
-            let cap = MAX_LINE_BYTES as u64 + 3;
+            let cap = self.cap as u64 + 3;
             match (&mut self.reader).take(cap).read_until(b'\n', &mut self.buf) {
                 Ok(0) => self.done = true,
-                Ok(_) if without_line_end(&self.buf).len() > MAX_LINE_BYTES => {
+                Ok(_) if without_line_end(&self.buf).len() > self.cap => {
                     self.done = true;
-                    return Some(Err(WorkloadError::new(
-                        &self.file,
-                        self.line,
-                        format!("the line is longer than the limit of {MAX_LINE_BYTES} bytes"),
-                    )));
+                    return Some(Err(
+                        self.error(self.line, format!("the line is longer than the limit of {} bytes", self.cap))
+                    ));
                 }
                 Ok(_) => {
                     let text = match std::str::from_utf8(&self.buf) {
                         Ok(t) => t.trim_end_matches(['\n', '\r']),
                         Err(_) => {
                             self.done = true;
-                            return Some(Err(WorkloadError::new(&self.file, self.line, "the line is not UTF-8")));
+                            return Some(Err(self.error(self.line, "the line is not UTF-8")));
                         }
                     };
                     if !text.trim().is_empty() {
@@ -70,7 +115,7 @@ impl<R: BufRead> Iterator for Lines<R> {
                 }
                 Err(e) => {
                     self.done = true;
-                    return Some(Err(WorkloadError::new(&self.file, self.line, format!("read error: {e}"))));
+                    return Some(Err(self.error(self.line, format!("read error: {e}"))));
                 }
             }
         }

@@ -1,5 +1,8 @@
 //! Helpers for the policies' golden tests: a `Core` driven by events at
-//! given times, and the decisions it answers with.
+//! given times, and the decisions it answers with; and, in [`props`], the
+//! property-test driver every policy shares.
+
+pub mod props;
 
 use sojourn_core::{
     AppId, AppSpec, Ask, ContainerId, CoreConfig, Decision, Event, Harness, NodeId, NodeSpec, Outcome, Phase,
