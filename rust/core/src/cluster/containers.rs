@@ -147,6 +147,11 @@ impl Cluster {
         if c.state != ContainerState::Suspended {
             return Err(CoreError::InvalidDecision(format!("{id} is not suspended")));
         }
+        if c.preempting {
+            // Its kill is on the way: a resume the host then refused could
+            // not be undone (the mirror cannot suspend it again mid-kill).
+            return Err(CoreError::InvalidDecision(format!("{id} is being killed")));
+        }
         let extra = c.resources.saturating_sub(&c.held());
         let (node, app) = (c.node, c.app);
         let n = self.node(node).ok_or(CoreError::UnknownNode(node))?;

@@ -169,6 +169,9 @@ impl Cluster {
                 .or_insert_with(|| AskState { ask: Ask::new(priority, resources, 0, phase), outstanding: 0 });
             st.ask.count = st.ask.count.max(st.outstanding + 1);
             st.outstanding += 1;
+            // Pending is outstanding x the ask's size now: the app may have
+            // asked again at this priority with another size meanwhile.
+            let size = st.ask.capability;
             for l in consumed {
                 match l {
                     Locality::Node(n, k) => {
@@ -185,7 +188,7 @@ impl Cluster {
                     }
                 }
             }
-            a.pending += resources;
+            a.pending += size;
             a.pending_containers += 1;
             self.pending_containers += 1;
         }
