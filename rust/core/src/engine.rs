@@ -213,7 +213,13 @@ impl Core {
                 self.cluster.remove_app(*app, now)?;
             }
             Event::AsksUpdated { app, asks } => self.cluster.update_asks(*app, asks.clone())?,
-            Event::ContainerStarted { container } => self.cluster.confirm(*container)?,
+            Event::ContainerStarted { container } => {
+                // A confirmation only settles the mirror (the policy has
+                // seen the container since its allocation): no hook runs, so
+                // that one event per container costs policies nothing.
+                self.cluster.confirm(*container)?;
+                return Ok(());
+            }
             Event::ContainerCompleted { container, outcome } => {
                 self.cluster.complete(*container, *outcome, now)?;
             }

@@ -30,7 +30,8 @@ pub trait Policy: Send + std::any::Any {
     fn name(&self) -> &'static str;
 
     /// The mirror has applied `event` (never `NodeHeartbeat`/`ScheduleAll`,
-    /// which have their own hooks).
+    /// which have their own hooks, nor `ContainerStarted`, which only
+    /// settles the mirror: `Container::confirmed`).
     fn on_event(&mut self, _ctx: &mut Ctx<'_>, _event: &Event) {}
 
     /// A scheduling opportunity on `node`.

@@ -400,12 +400,6 @@ impl Policy for Hfsp {
     }
 
     fn on_event(&mut self, ctx: &mut Ctx<'_>, event: &Event) {
-        if let Event::ContainerStarted { .. } = event {
-            // A confirmation changes nothing HFSP ranks or sizes by; skipping
-            // it keeps the per-event update and preemption pass (which cost
-            // more than anything else HFSP does) off one event per container.
-            return;
-        }
         match event {
             // Before the update below, which may size training phases from it.
             Event::ContainerProgress { container, sort_finished: Some(t), .. } => {

@@ -40,9 +40,9 @@ impl<'a> Sim<'a> {
                 kind: sojourn_core::RefusalKind::Never,
             });
         }
-        // The RM has made the container: confirmed to the core at once, as
-        // the shim confirms every allocation YARN accepts.
-        self.core(Event::ContainerStarted { container })?;
+        // The RM has made the container: confirmed to the core with its next
+        // step, as the shim confirms every allocation YARN accepts.
+        self.confirmations.push(Event::ContainerStarted { container });
         let Some(j) = self.jobs.get_mut(job).and_then(|j| j.as_mut()) else { return Ok(()) };
         if priority == Priority::AM && j.needs_am {
             j.needs_am = false;

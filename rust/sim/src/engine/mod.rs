@@ -186,6 +186,8 @@ struct Sim<'a> {
     carrying_out: bool,
     follow_ups: Vec<Event>,
     stepping: Vec<Event>,
+    /// ContainerStarted for the containers started since the last step.
+    confirmations: Vec<Event>,
     /// Events in the queue other than heartbeats and samples.
     work_events: u64,
     idle_since: Option<Time>,
@@ -253,6 +255,7 @@ pub fn simulate<'a>(
         carrying_out: false,
         follow_ups: Vec::new(),
         stepping: Vec::new(),
+        confirmations: Vec::new(),
         work_events: 0,
         idle_since: None,
         progress,
@@ -292,8 +295,12 @@ impl<'a> Sim<'a> {
     /// (the core's cycle, `sojourn_core::engine`). A refused event is a bug
     /// in the simulator, which makes its own events: the run stops.
     fn cycle(&mut self, first: Option<Event>) -> Result<(), SimError> {
+        // Confirmations ride with the next step, as they do in the RM (they
+        // change nothing a policy sees, so they need no step of their own).
+        self.stepping.append(&mut self.confirmations);
+        self.stepping.extend(first);
         let t = std::time::Instant::now();
-        let mut step = self.core.step(self.now, first);
+        let mut step = self.core.step(self.now, self.stepping.drain(..));
         self.core_ns += t.elapsed().as_nanos();
         loop {
             let checked = step?.check()?;
@@ -307,9 +314,10 @@ impl<'a> Sim<'a> {
             if self.follow_ups.is_empty() {
                 return Ok(());
             }
-            // Two buffers, swapped, so that the follow-ups of every step do
-            // not cost an allocation.
-            std::mem::swap(&mut self.follow_ups, &mut self.stepping);
+            // The buffers keep their capacity from step to step. Pending
+            // confirmations go first: a follow-up may complete the container.
+            self.stepping.append(&mut self.confirmations);
+            self.stepping.append(&mut self.follow_ups);
             let t = std::time::Instant::now();
             step = self.core.step(self.now, self.stepping.drain(..));
             self.core_ns += t.elapsed().as_nanos();
