@@ -31,13 +31,6 @@ impl Harness {
         }
     }
 
-    /// A step at `now` with several events, refusals ignored.
-    pub fn handle_all(&mut self, now: Time, events: Vec<Event>) -> Result<()> {
-        let step = self.core.step(now, events)?;
-        self.out.extend(step.decisions);
-        Ok(())
-    }
-
     /// A step at `now` with no event: the timers due fire.
     pub fn handle_timeout(&mut self, now: Time) {
         match self.core.step(now, []) {

@@ -249,11 +249,9 @@ impl Session {
                 Err(e) => errors.push(EventError { index, ..e }),
             }
         }
+        // Checked here too so that a refused step is never recorded.
         if now < self.core.now() {
-            return Err(BridgeError::BadInput(format!(
-                "the RM's clock went backwards: a call at {now} after one at {}",
-                self.core.now()
-            )));
+            return Err(sojourn_core::CoreError::ClockBackwards { now, last: self.core.now() }.into());
         }
         if self.recorder.is_some() {
             self.record(Record::step(now, decoded.clone()));

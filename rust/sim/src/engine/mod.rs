@@ -295,32 +295,27 @@ impl<'a> Sim<'a> {
     /// (the core's cycle, `sojourn_core::engine`). A refused event is a bug
     /// in the simulator, which makes its own events: the run stops.
     fn cycle(&mut self, first: Option<Event>) -> Result<(), SimError> {
-        // Confirmations ride with the next step, as they do in the RM (they
-        // change nothing a policy sees, so they need no step of their own).
-        self.stepping.append(&mut self.confirmations);
-        self.stepping.extend(first);
-        let t = std::time::Instant::now();
-        let mut step = self.core.step(self.now, self.stepping.drain(..));
-        self.core_ns += t.elapsed().as_nanos();
+        self.follow_ups.extend(first);
         loop {
-            let checked = step?.check()?;
+            // Confirmations ride with the next step, as they do in the RM
+            // (they change nothing a policy sees), and go first: a follow-up
+            // may complete the container. The buffers keep their capacity.
+            self.stepping.append(&mut self.confirmations);
+            self.stepping.append(&mut self.follow_ups);
+            let t = std::time::Instant::now();
+            let step = self.core.step(self.now, self.stepping.drain(..));
+            self.core_ns += t.elapsed().as_nanos();
+            let step = step?.check()?;
             if self.cfg.check_invariants {
                 self.core.cluster().check_invariants()?;
             }
             self.carrying_out = true;
-            let carried = self.carry_out(checked.decisions);
+            let carried = self.carry_out(step.decisions);
             self.carrying_out = false;
             carried?;
             if self.follow_ups.is_empty() {
                 return Ok(());
             }
-            // The buffers keep their capacity from step to step. Pending
-            // confirmations go first: a follow-up may complete the container.
-            self.stepping.append(&mut self.confirmations);
-            self.stepping.append(&mut self.follow_ups);
-            let t = std::time::Instant::now();
-            step = self.core.step(self.now, self.stepping.drain(..));
-            self.core_ns += t.elapsed().as_nanos();
         }
     }
 
