@@ -22,11 +22,10 @@ import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
-import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
-import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceOption;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -59,7 +58,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ReleaseCont
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
 import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
-import org.apache.hadoop.yarn.util.resource.Resources;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -112,7 +110,6 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
   private volatile SojournConfig settings;
   private volatile QueueTree queues;
   private volatile String activePolicy;
-  private boolean usePortForNodeName;
 
   private final CoreIds ids = new CoreIds();
   private final PendingEvents pending = new PendingEvents(ids, this::now);
@@ -122,6 +119,7 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
   private final DecisionApplier decisions = new DecisionApplier(this, ids, asks, suspensions, kills);
   private final Applications apps = new Applications(this, ids, pending, asks, suspensions);
   private final CoreChannel channel = new CoreChannel(this, ids, pending, asks, decisions, apps);
+  private final ClusterNodes nodes = new ClusterNodes(this, ids, pending);
   /** The one lock the core is entered under ({@link CoreChannel#lock}). */
   private final Object coreLock = channel.lock;
 
@@ -143,9 +141,9 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     this.applications = new ConcurrentSkipListMap<>();
     this.minimumAllocation = super.getMinimumAllocation();
     initMaximumResourceCapability(super.getMaximumAllocation());
-    this.usePortForNodeName = configuration.getBoolean(
+    nodes.usePortForNodeName(configuration.getBoolean(
         YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
-        YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
+        YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME));
     SojournConfig s = SojournConfig.read(configuration);
     this.queues = QueueTree.build(s.queues, null, configuration, this::getClusterResource);
     synchronized (coreLock) {
@@ -315,23 +313,18 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     switch (event.getType()) {
       case NODE_ADDED: {
         NodeAddedSchedulerEvent e = (NodeAddedSchedulerEvent) event;
-        addNode(e.getAddedRMNode());
+        nodes.add(e.getAddedRMNode());
         recoverContainersOnNode(e.getContainerReports(), e.getAddedRMNode());
         channel.flush(-1);
         break;
       }
       case NODE_REMOVED:
-        removeNode(((NodeRemovedSchedulerEvent) event).getRemovedRMNode());
+        nodes.remove(((NodeRemovedSchedulerEvent) event).getRemovedRMNode());
         channel.flush(-1);
         break;
       case NODE_RESOURCE_UPDATE: {
         NodeResourceUpdateSchedulerEvent e = (NodeResourceUpdateSchedulerEvent) event;
-        updateNodeResource(e.getRMNode(), e.getResourceOption());
-        Integer id = ids.node(e.getRMNode().getNodeID());
-        FiCaSchedulerNode n = nodeTracker.getNode(e.getRMNode().getNodeID());
-        if (id != null && n != null) {
-          pending.add(Protocol.nodeResourceUpdated(id, n.getTotalResource()));
-        }
+        nodes.resourceUpdated(e.getRMNode(), e.getResourceOption());
         channel.flush(-1);
         break;
       }
@@ -411,39 +404,11 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     }
   }
 
-  // ---- nodes -----------------------------------------------------------------------
+  // ---- nodes (ClusterNodes keeps them) ------------------------------------------------
 
-  private void addNode(RMNode rmNode) {
-    NodeId nid = rmNode.getNodeID();
-    if (ids.node(nid) != null) {
-      removeNode(rmNode); // a reconnect: forget the old incarnation first
-    }
-    FiCaSchedulerNode node = new FiCaSchedulerNode(rmNode, usePortForNodeName);
-    nodeTracker.addNode(node);
-    int id = ids.addNode(nid, node.getNodeName());
-    pending.add(Protocol.nodeAdded(id, nid.toString(), rmNode.getRackName(), rmNode.getNodeLabels(),
-        rmNode.getTotalCapability()));
-    LOG.info("sojourn: added node {} (core {}), capacity {}, cluster {}", nid, id,
-        rmNode.getTotalCapability(), getClusterResource());
-    updateAvailable();
-  }
-
-  private void removeNode(RMNode rmNode) {
-    NodeId nid = rmNode.getNodeID();
-    FiCaSchedulerNode node = nodeTracker.getNode(nid);
-    if (node != null) {
-      for (RMContainer c : node.getCopiedListOfRunningContainers()) {
-        completedContainer(c, SchedulerUtils.createAbnormalContainerStatus(c.getContainerId(),
-            SchedulerUtils.LOST_CONTAINER), RMContainerEventType.KILL);
-      }
-      nodeTracker.removeNode(nid);
-    }
-    Integer id = ids.removeNode(nid, node == null ? null : node.getNodeName());
-    if (id != null) {
-      pending.add(Protocol.nodeRemoved(id));
-      LOG.info("sojourn: removed node {} (core {})", nid, id);
-    }
-    updateAvailable();
+  /** YARN's own book-keeping of a capacity change, for {@link ClusterNodes}. */
+  void updateNodeResourceInBooks(RMNode rmNode, ResourceOption option) {
+    updateNodeResource(rmNode, option);
   }
 
   @Override
@@ -456,7 +421,7 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
           || rmContext.isSchedulerReadyForAllocatingContainers();
       Integer id = ids.node(nm.getNodeID());
       channel.flush(ready && id != null && nodeTracker.getNode(nm.getNodeID()) != null ? id : -1);
-      updateAvailable();
+      nodes.updateHeadroom();
     }
   }
 
@@ -581,27 +546,6 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     LOG.info("sojourn: killing container {}", container.getContainerId());
     completedContainer(container, SchedulerUtils.createKilledContainerStatus(
         container.getContainerId(), "Killed by the ResourceManager"), RMContainerEventType.KILL);
-  }
-
-  // ---- headroom and metrics --------------------------------------------------------------
-
-  private void updateAvailable() {
-    QueueTree tree = queues;
-    if (tree == null) {
-      return;
-    }
-    Resource used = tree.root().getMetrics().getAllocatedResources();
-    Resource avail = Resources.componentwiseMax(
-        Resources.subtract(getClusterResource(), used), Resources.none());
-    for (SchedulerApplication<SojournAppAttempt> app : applications.values()) {
-      SojournAppAttempt a = app.getCurrentAppAttempt();
-      if (a != null) {
-        a.setHeadroom(avail);
-      }
-    }
-    for (SojournQueue q : tree.all()) {
-      q.getMetrics().setAvailableResourcesToQueue(avail);
-    }
   }
 
   // ---- the rest of YARN's contract ---------------------------------------------------------

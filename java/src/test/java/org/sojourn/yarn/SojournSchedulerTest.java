@@ -11,6 +11,9 @@ import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.apache.hadoop.yarn.api.records.ContainerState;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceOption;
+import org.apache.hadoop.yarn.server.api.protocolrecords.UpdateNodeResourceRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
@@ -208,5 +211,34 @@ public class SojournSchedulerTest extends SojournTestBase {
     assertEquals(1, rm.getResourceScheduler().getRootQueueMetrics().getAppsRunning());
     assertEquals(Collections.singletonList(app.getCurrentAppAttempt().getAppAttemptId()),
         rm.getResourceScheduler().getAppsInQueue("default"));
+  }
+
+  /**
+   * An administrator resizes a node ({@code yarn rmadmin -updateNodeResource}):
+   * the core hears the new capacity, the part of an ask the smaller node
+   * could not hold is served, and the headroom YARN reports follows.
+   */
+  @Test(timeout = 60000)
+  public void aResizedNodeIsResizedInTheCore() throws Exception {
+    start(conf());
+    MockNM nm1 = rm.registerNode("127.0.0.1:1234", 2 * GB, 2);
+    RMApp app = submit(GB);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    am.addRequests(new String[] {"*"}, GB, 1, 3);
+    am.schedule();
+    nm1.nodeHeartbeat(true);
+    rm.drainEvents();
+    assertEquals(1, am.schedule().getAllocatedContainers().size()); // the node is full
+
+    rm.getAdminService().updateNodeResource(UpdateNodeResourceRequest.newInstance(
+        Collections.singletonMap(nm1.getNodeId(),
+            ResourceOption.newInstance(Resource.newInstance(8 * GB, 8), -1))));
+    rm.drainEvents();
+    nm1.nodeHeartbeat(true);
+    rm.drainEvents();
+    assertEquals(2, am.schedule().getAllocatedContainers().size());
+    assertEquals(8 * GB, describe().path("core").path("cluster").path("total").path("memory_mb").asLong());
+    assertEquals(4 * GB, rm.getResourceScheduler().getRootQueueMetrics().getAvailableMB());
+    assertEquals(0, describe().path("rejections").asInt());
   }
 }
