@@ -64,14 +64,17 @@ impl Policy for Fifo {
         let mut served = Vec::new();
         for app in self.demand.iter() {
             let mut placed = 0;
-            let nodes: Vec<NodeId> = ctx.cluster().nodes_with_space().collect();
-            if nodes.is_empty() {
-                break;
-            }
-            for node in nodes {
+            // A cursor rather than a list of every free node: filling only
+            // takes space away, so the walk meets the nodes a snapshot would.
+            let Some(mut node) = ctx.cluster().next_node_with_space(NodeId(0)) else { break };
+            loop {
                 placed += crate::common::fill_node_with_app(ctx, app, node);
                 if ctx.cluster().app(app).is_none_or(|a| a.pending_containers == 0) {
                     break;
+                }
+                match node.0.checked_add(1).and_then(|n| ctx.cluster().next_node_with_space(NodeId(n))) {
+                    Some(n) => node = n,
+                    None => break,
                 }
             }
             if placed > 0 {

@@ -141,6 +141,13 @@ impl Cluster {
     pub fn nodes_with_space(&self) -> impl Iterator<Item = NodeId> + '_ {
         self.nodes_with_space.iter()
     }
+    /// The first node with space at or after `from`, in id order: a cursor
+    /// over [`Cluster::nodes_with_space`] for a policy that allocates as it
+    /// walks (a node only loses space by being allocated on, so the walk
+    /// sees what a snapshot taken at its start would, without building one).
+    pub fn next_node_with_space(&self, from: NodeId) -> Option<NodeId> {
+        self.nodes_with_space.next_from(from)
+    }
 
     /// Puts a container in the slab and the index.
     fn insert_container(&mut self, c: Container) {
