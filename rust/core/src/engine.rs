@@ -153,7 +153,19 @@ impl Core {
                 refused.push(RefusedEvent { index, error: e });
             }
         }
-        Ok(Step { decisions: self.out.drain(..).collect(), refused, next_wake: self.next_wake() })
+        // The buffer itself is handed over (no copy); a host may give it
+        // back with `recycle`.
+        Ok(Step { decisions: Vec::from(std::mem::take(&mut self.out)), refused, next_wake: self.next_wake() })
+    }
+
+    /// Gives a step's decision buffer back, so the next step fills it
+    /// instead of allocating one: a simulator steps millions of times.
+    /// Whatever it still holds is dropped.
+    pub fn recycle(&mut self, mut buffer: Vec<Decision>) {
+        if self.out.is_empty() && buffer.capacity() > self.out.capacity() {
+            buffer.clear();
+            self.out = VecDeque::from(buffer);
+        }
     }
 
     /// Replays a recording into this core, step by step as it was recorded

@@ -8,8 +8,8 @@ use super::{Ev, Sim, SimError, Task, Work};
 use sojourn_core::{AppId, Ask, ContainerId, Decision, Event, NodeId, Outcome, PreemptMode, Priority, Resources};
 
 impl<'a> Sim<'a> {
-    pub(super) fn carry_out(&mut self, decisions: Vec<Decision>) -> Result<(), SimError> {
-        for d in decisions {
+    pub(super) fn carry_out(&mut self, decisions: &mut Vec<Decision>) -> Result<(), SimError> {
+        for d in decisions.drain(..) {
             match d {
                 Decision::Allocate { container, app, priority, node, resources } => {
                     self.account(app.0 as usize, container, Some(resources));

@@ -38,7 +38,7 @@ impl<'a> Sim<'a> {
         self.pull_next_job()?;
         let idx = self.jobs.len();
         let app = AppId(idx as u32);
-        self.fairness.job_opened(&spec.queue);
+        let queue_slot = self.fairness.job_opened(&spec.queue);
         self.core(Event::AppAdded(AppSpec {
             app,
             name: spec.name.clone(),
@@ -58,6 +58,7 @@ impl<'a> Sim<'a> {
             am: None,
             needs_am,
             alloc: Resources::ZERO,
+            queue_slot,
         }));
         self.dirty_all = true;
         match self.cfg.am_container {
@@ -133,7 +134,7 @@ impl<'a> Sim<'a> {
             self.account(job, am, None);
         }
         let Some(j) = self.jobs[job].take() else { return Ok(()) };
-        self.fairness.job_closed(&j.spec.queue, j.alloc);
+        self.fairness.job_closed(j.queue_slot, j.alloc);
         if let Some(am) = j.am {
             if let Some((node, _)) = self.containers.remove(&am) {
                 self.dirty_nodes.insert(node.0 as usize);
@@ -205,7 +206,7 @@ impl<'a> Sim<'a> {
         let Some(j) = self.jobs.get_mut(job).and_then(|j| j.as_mut()) else { return };
         let before = j.alloc;
         j.alloc = if add.is_some() { j.alloc + res } else { j.alloc.saturating_sub(&res) };
-        self.fairness.job_changed(&j.spec.queue, before, j.alloc);
+        self.fairness.job_changed(j.queue_slot, before, j.alloc);
     }
 
     pub(super) fn task_done(&mut self, container: ContainerId, generation: u32) -> Result<(), SimError> {

@@ -31,7 +31,7 @@ mod nodes;
 
 pub use config::{NodeFailure, SimConfig, SimError};
 
-use crate::metrics::FairnessBooks;
+use crate::metrics::{FairnessBooks, QueueSlot};
 use crate::run::{RunResult, UtilSample};
 use crate::workload::{ClusterSpec, JobSpec, JobStream};
 use sojourn_core::{AppId, ContainerId, Core, CoreConfig, Event, NodeId, Resources, Time};
@@ -142,6 +142,8 @@ struct Job {
     needs_am: bool,
     /// What its containers hold (for the fairness index).
     alloc: Resources,
+    /// Its queue in the fairness books.
+    queue_slot: QueueSlot,
 }
 
 /// What a container is doing.
@@ -310,7 +312,9 @@ impl<'a> Sim<'a> {
                 self.core.cluster().check_invariants()?;
             }
             self.carrying_out = true;
-            let carried = self.carry_out(step.decisions);
+            let mut decisions = step.decisions;
+            let carried = self.carry_out(&mut decisions);
+            self.core.recycle(decisions);
             self.carrying_out = false;
             carried?;
             if self.follow_ups.is_empty() {

@@ -431,7 +431,7 @@ pub fn summarize_all(runs: Vec<RunResult>, classes: &Classes) -> Vec<(RunResult,
 }
 
 pub mod fairness;
-pub use fairness::FairnessBooks;
+pub use fairness::{FairnessBooks, QueueSlot};
 
 #[cfg(test)]
 mod tests {
