@@ -92,18 +92,18 @@ pub fn node_has_room(cluster: &Cluster, node: NodeId) -> bool {
 /// Places as many containers of `app` on `node` as fit, its asks in
 /// request-priority order. Returns how many were placed.
 pub fn fill_node_with_app(ctx: &mut Ctx<'_>, app: AppId, node: NodeId) -> u32 {
+    // The asks are walked with a cursor (no list per call): placing at one
+    // priority changes no other, so the walk meets what a snapshot would.
     let mut placed = 0;
-    let prios: Vec<_> = match ctx.cluster().app(app) {
-        Some(a) => a.outstanding_asks().map(|s| s.ask.priority).collect(),
-        None => return 0,
-    };
-    for p in prios {
+    let mut at = None;
+    while let Some(p) = ctx.cluster().app(app).and_then(|a| a.next_outstanding_priority(at)) {
         while ctx.cluster().can_allocate(app, p, node).is_ok() {
             if ctx.allocate(app, p, node).is_err() {
                 break;
             }
             placed += 1;
         }
+        at = Some(p);
     }
     placed
 }
@@ -111,9 +111,12 @@ pub fn fill_node_with_app(ctx: &mut Ctx<'_>, app: AppId, node: NodeId) -> u32 {
 /// Places at most one container of `app` on `node`: its most important
 /// ask that fits. Returns whether one was placed.
 pub fn place_one(ctx: &mut Ctx<'_>, app: AppId, node: NodeId) -> bool {
-    let prios: Vec<_> = match ctx.cluster().app(app) {
-        Some(a) => a.outstanding_asks().map(|s| s.ask.priority).collect(),
-        None => return false,
-    };
-    prios.into_iter().any(|p| ctx.cluster().can_allocate(app, p, node).is_ok() && ctx.allocate(app, p, node).is_ok())
+    let mut at = None;
+    while let Some(p) = ctx.cluster().app(app).and_then(|a| a.next_outstanding_priority(at)) {
+        if ctx.cluster().can_allocate(app, p, node).is_ok() && ctx.allocate(app, p, node).is_ok() {
+            return true;
+        }
+        at = Some(p);
+    }
+    false
 }

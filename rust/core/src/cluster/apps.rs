@@ -9,6 +9,7 @@ use crate::protocol::{AppSpec, Ask, Outcome, Phase};
 use crate::resources::Resources;
 use crate::time::Time;
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Bound;
 
 /// One ask of an app with what is still outstanding of it.
 #[derive(Clone, Debug)]
@@ -50,6 +51,16 @@ impl App {
     /// The outstanding asks, most important (lowest priority value) first.
     pub fn outstanding_asks(&self) -> impl Iterator<Item = &AskState> {
         self.asks.values().filter(|a| a.outstanding > 0)
+    }
+    /// The priority of the most important outstanding ask after `after`
+    /// (from the start when `None`): a cursor over [`Self::outstanding_asks`]
+    /// for a policy that allocates as it walks them, without collecting them.
+    pub fn next_outstanding_priority(&self, after: Option<Priority>) -> Option<Priority> {
+        let from = match after {
+            None => Bound::Unbounded,
+            Some(p) => Bound::Excluded(p),
+        };
+        self.asks.range((from, Bound::Unbounded)).find(|(_, a)| a.outstanding > 0).map(|(p, _)| *p)
     }
 }
 

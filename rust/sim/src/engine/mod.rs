@@ -307,7 +307,11 @@ impl<'a> Sim<'a> {
             let t = std::time::Instant::now();
             let step = self.core.step(self.now, self.stepping.drain(..));
             self.core_ns += t.elapsed().as_nanos();
-            let step = step?.check()?;
+            let step = step?;
+            // Checked in place (`Step::check` would move the step twice).
+            if let Some(r) = step.refused.first() {
+                return Err(r.error.clone().into());
+            }
             if self.cfg.check_invariants {
                 self.core.cluster().check_invariants()?;
             }
