@@ -43,6 +43,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.recovery.FileSystemRMStateS
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.sojourn.yarn.MirrorCheckingScheduler;
 import org.sojourn.yarn.nm.SuspendListMac;
 import org.sojourn.yarn.nm.SuspendingContainerExecutor;
@@ -82,6 +83,19 @@ final class RecoveryCluster {
         + "while [ ! -e \"$1/stop\" ]; do i=$((i+1)); echo $i >> \"$1/$CONTAINER_ID.count\"; sleep 0.1; done\n")
         .getBytes(StandardCharsets.US_ASCII));
     return dir;
+  }
+
+  /**
+   * A stand-in for an AM's process, for an AM this test drives through
+   * AMRMClient: {@code am.sh DIR} waits until DIR/$CONTAINER_ID.exit exists,
+   * then exits with the code written in it.
+   */
+  static String amProcess(File dir) throws IOException {
+    File am = new File(dir, "am.sh");
+    Files.write(am.toPath(), ("#!/bin/bash\n"
+        + "while [ ! -e \"$1/$CONTAINER_ID.exit\" ]; do sleep 0.1; done\n"
+        + "exit $(cat \"$1/$CONTAINER_ID.exit\")\n").getBytes(StandardCharsets.US_ASCII));
+    return "/bin/bash " + am + " " + dir;
   }
 
   /** The command that runs the loop in {@code dir}. */
@@ -153,6 +167,20 @@ final class RecoveryCluster {
     conf.set(YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS, "127.0.0.1:" + freePort());
     conf.set(YarnConfiguration.RM_ADMIN_ADDRESS, "127.0.0.1:" + freePort());
     conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + freePort());
+  }
+
+  /** Restarts the (only) RM in place with {@code policy}; waits for the NodeManager to re-register. */
+  static MirrorCheckingScheduler restart(MiniYARNCluster cluster, String policy) throws Exception {
+    cluster.getConfig().set("yarn.scheduler.sojourn.policy", policy);
+    QueueMetrics.clearQueueMetrics(); // the new RM's queues start their metrics afresh
+    long t0 = System.currentTimeMillis();
+    cluster.restartResourceManager(0);
+    MirrorCheckingScheduler s = scheduler(cluster);
+    assertEquals(policy, s.getPolicy());
+    await("the NodeManager re-registers with the restarted RM", 60000, () -> s.getNumClusterNodes() == 1);
+    System.out.println("rm-restart: RM restarted with " + policy + " in " + (System.currentTimeMillis() - t0)
+        + " ms");
+    return s;
   }
 
   /** The active RM's scheduler. */
@@ -353,6 +381,8 @@ final class RecoveryCluster {
             amrm.registerApplicationMaster("", 0, ""));
     NMClient nm = NMClient.createNMClient();
     nm.setNMTokenCache(tokens);
+    // An AM that dies leaves its containers running (stop() would kill them).
+    nm.cleanupRunningContainersOnStop(false);
     nm.init(conf);
     nm.start();
     return new Am(a.getAppAttemptId(), ugi, amrm, nm, reg);

@@ -8,6 +8,7 @@ import static org.sojourn.yarn.minicluster.RecoveryCluster.count;
 import static org.sojourn.yarn.minicluster.RecoveryCluster.loop;
 import static org.sojourn.yarn.minicluster.RecoveryCluster.procState;
 import static org.sojourn.yarn.minicluster.RecoveryCluster.read;
+import static org.sojourn.yarn.minicluster.RecoveryCluster.restart;
 import static org.sojourn.yarn.minicluster.RecoveryCluster.scheduler;
 
 import java.io.File;
@@ -23,7 +24,6 @@ import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNodeReport;
 import org.junit.Test;
 import org.sojourn.yarn.MirrorCheckingScheduler;
@@ -83,20 +83,6 @@ public class RmRestartMiniClusterTest {
       yc.stop();
       cluster.stop();
     }
-  }
-
-  /** Restarts the RM in place with {@code policy}; waits for the NodeManager to re-register. */
-  private static MirrorCheckingScheduler restart(MiniYARNCluster cluster, String policy) throws Exception {
-    cluster.getConfig().set("yarn.scheduler.sojourn.policy", policy);
-    QueueMetrics.clearQueueMetrics(); // the new RM's queues start their metrics afresh
-    long t0 = System.currentTimeMillis();
-    cluster.restartResourceManager(0);
-    MirrorCheckingScheduler s = scheduler(cluster);
-    assertEquals(policy, s.getPolicy());
-    await("the NodeManager re-registers with the restarted RM", 60000, () -> s.getNumClusterNodes() == 1);
-    System.out.println("rm-restart: RM restarted with " + policy + " in " + (System.currentTimeMillis() - t0)
-        + " ms");
-    return s;
   }
 
   /**
