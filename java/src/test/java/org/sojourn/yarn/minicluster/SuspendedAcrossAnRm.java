@@ -96,7 +96,7 @@ final class SuspendedAcrossAnRm {
     // The change of RM: the victim stays stopped meanwhile.
     MirrorCheckingScheduler s2 = change.call();
     assertEquals(next, s2.getPolicy());
-    assertTrue("the same RM", s2 != s);
+    assertTrue("the scheduler is still the old RM's", s2 != s);
     await("the three containers recovered into the core", 30000, () -> s2.getRecoveredContainers() == 3,
         s2::describe);
     // The new RM's list is empty: the agent continues the victim.
