@@ -220,7 +220,9 @@ pub enum Event {
     /// core: one YARN recovered after a ResourceManager restart or fail-over,
     /// one a restarted ApplicationMaster kept, or one the host re-sends when
     /// it rebuilds the core's mirror from its own books. The host chooses
-    /// the id (the core's own counter moves past it).
+    /// the id (the core's own counter moves past it). It is booked as the
+    /// host reports it, even past the node's room (the node is then
+    /// over-committed until enough of its containers end).
     ContainerRecovered {
         container: ContainerId,
         app: AppId,

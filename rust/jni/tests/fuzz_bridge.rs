@@ -208,7 +208,9 @@ fn run_one(r: &mut Rng) -> Result<(usize, usize), String> {
         refused += resp.errors.len();
         applied += batch.len().saturating_sub(resp.errors.len());
         for e in &batch {
-            if e["type"] == "node_resource_updated" {
+            // A shrunk node, and a node a recovered container over-commits
+            // (booked as the host reports it), may be over-committed.
+            if e["type"] == "node_resource_updated" || e["type"] == "container_recovered" {
                 shrunk.insert(format!("node#{} over-committed", e["node"]));
             }
         }

@@ -271,6 +271,72 @@ public class ReliabilityTest extends SojournTestBase {
     rmRestartKeepsTheMirror("kairos");
   }
 
+  /**
+   * A NodeManager that re-registers with more running containers than its
+   * vcores: YARN books them all, and so must the core. With suspend=agent
+   * this is what an RM restart does when a task was placed on the vcore a
+   * suspension freed, as the agent then continues the suspended task (the new
+   * RM's list is empty): minicluster/RmRestartMiniClusterTest shows it with a
+   * real NodeManager. Here the node comes back with fewer vcores than its
+   * containers hold. The core used to refuse the third ContainerRecovered
+   * ("does not fit") and drift from YARN's books at every heartbeat.
+   */
+  @Test
+  public void anRmRestartThatOverCommitsANodeKeepsTheMirrorAndPlacesNothingThereUntilItFits() throws Exception {
+    YarnConfiguration conf = recoveryConf("kairos");
+    MockRM rm1 = start(conf);
+    MemoryRMStateStore store = (MemoryRMStateStore) rm1.getRMStateStore();
+    MockNM nm = rm1.registerNode("127.0.0.1:1234", 8 * GB, 3);
+    RMApp app = submit(GB);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm1, nm);
+    List<Container> tasks = allocateAndWait(am, nm, GB, 1, 2);
+    assertEquals(2, tasks.size());
+    List<NMContainerStatus> running = new ArrayList<>();
+    running.add(status(app.getCurrentAppAttempt().getMasterContainer().getId(), GB, 0));
+    for (Container c : tasks) {
+      running.add(status(c.getId(), GB, 1));
+    }
+
+    rm = new MockRM(conf, store);
+    rm.start();
+    rm1.stop();
+    MockNM smaller = new MockNM("127.0.0.1:1234", 8 * GB, 2, rm.getResourceTrackerService());
+    smaller.registerNode(running, null);
+    rm.waitForState(am.getApplicationAttemptId(), RMAppAttemptState.LAUNCHED);
+    rm.drainEvents();
+    assertEquals(3, scheduler().getRecoveredContainers());
+    assertEquals("YARN books 3 vcores on 2", 3,
+        rm.getResourceScheduler().getNodeReport(smaller.getNodeId()).getUsedResource().getVirtualCores());
+    assertMirrorMatches(smaller, "after the restart");
+
+    am.setAMRMProtocol(rm.getApplicationMasterService(), rm.getRMContext());
+    am.registerAppAttempt(true);
+    rm.waitForState(app.getApplicationId(), org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState.RUNNING);
+    am.addRequests(new String[] {"*"}, GB, 1, 1);
+    am.schedule();
+    for (int i = 0; i < 5; i++) {
+      smaller.nodeHeartbeat(true);
+      rm.drainEvents();
+      assertTrue("placed on a node with no vcore free", am.schedule().getAllocatedContainers().isEmpty());
+    }
+    assertMirrorMatches(smaller, "over-committed");
+    // Two tasks end: one vcore is free, and the ask is served.
+    for (Container c : tasks) {
+      smaller.nodeHeartbeat(am.getApplicationAttemptId(), c.getId().getContainerId(), ContainerState.COMPLETE);
+      rm.drainEvents();
+    }
+    List<Container> got = new ArrayList<>();
+    for (int i = 0; i < 40 && got.isEmpty(); i++) {
+      smaller.nodeHeartbeat(true);
+      rm.drainEvents();
+      got.addAll(am.schedule().getAllocatedContainers());
+    }
+    assertEquals(1, got.size());
+    assertMirrorMatches(smaller, "after the tasks ended and a new one was placed");
+    assertEquals(0, scheduler().getRejections());
+    assertTrue("drift", !scheduler().checkDriftForTest() && !scheduler().checkDriftForTest());
+  }
+
   /** AM restart with keep-containers-across-application-attempts: kept containers stay in the core. */
   @Test
   public void anAmRestartKeepsItsContainersInTheCore() throws Exception {
