@@ -11,19 +11,22 @@
 //! due timers with [`TimerTable::pop_due`].
 
 use crate::time::Time;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// Pending wake-ups, ordered by (time, payload). One payload may be pending
 /// at several times; [`TimerTable::cancel`] removes them all.
 #[derive(Clone, Debug)]
 pub struct TimerTable<K: Ord + Clone> {
     due: BTreeSet<(Time, K)>,
-    times: BTreeMap<K, BTreeSet<Time>>,
+    /// The same entries by payload first, for `cancel` and `is_pending`
+    /// (two flat sets: a set or pop is two tree operations and no
+    /// allocation per payload).
+    by_key: BTreeSet<(K, Time)>,
 }
 
 impl<K: Ord + Clone> Default for TimerTable<K> {
     fn default() -> Self {
-        TimerTable { due: BTreeSet::new(), times: BTreeMap::new() }
+        TimerTable { due: BTreeSet::new(), by_key: BTreeSet::new() }
     }
 }
 
@@ -37,17 +40,20 @@ impl<K: Ord + Clone> TimerTable<K> {
     pub fn set(&mut self, now: Time, at: Time, key: K) {
         let at = at.max(now);
         if self.due.insert((at, key.clone())) {
-            self.times.entry(key).or_default().insert(at);
+            self.by_key.insert((key, at));
         }
     }
 
     /// Removes every pending wake-up carrying `key`.
     pub fn cancel(&mut self, key: &K) {
-        if let Some(times) = self.times.remove(key) {
-            for t in times {
-                self.due.remove(&(t, key.clone()));
-            }
+        while let Some(t) = self.first_time_of(key) {
+            self.by_key.remove(&(key.clone(), t));
+            self.due.remove(&(t, key.clone()));
         }
+    }
+
+    fn first_time_of(&self, key: &K) -> Option<Time> {
+        self.by_key.range((key.clone(), Time::ZERO)..=(key.clone(), Time::MAX)).next().map(|(_, t)| *t)
     }
 
     /// The earliest pending wake-up.
@@ -62,17 +68,13 @@ impl<K: Ord + Clone> TimerTable<K> {
             return None;
         }
         let (t, key) = self.due.pop_first()?;
-        if let Some(times) = self.times.get_mut(&key) {
-            times.remove(&t);
-            if times.is_empty() {
-                self.times.remove(&key);
-            }
-        }
+        self.by_key.remove(&(key.clone(), t));
         Some(key)
     }
 
+    /// Whether a wake-up carrying `key` is pending.
     pub fn is_pending(&self, key: &K) -> bool {
-        self.times.contains_key(key)
+        self.first_time_of(key).is_some()
     }
 
     pub fn len(&self) -> usize {
@@ -117,5 +119,43 @@ mod tests {
         assert_eq!(t.next(), Some(Time(50)));
         assert_eq!(t.pop_due(Time(49)), None);
         assert_eq!(t.pop_due(Time(50)), Some(T::A));
+    }
+
+    /// Random sets, cancels and pops against a plain list of (time, key):
+    /// the table fires the same timers in the same order.
+    #[test]
+    fn agrees_with_a_plain_list() {
+        let mut rng = crate::rng::Rng::seeded(7);
+        let mut table = TimerTable::new();
+        let mut model: Vec<(Time, u32)> = Vec::new();
+        let mut now = Time(0);
+        for _ in 0..20_000 {
+            let key = rng.below(8) as u32;
+            match rng.below(4) {
+                0 | 1 => {
+                    let at = Time(now.0 + rng.below(50));
+                    table.set(now, at, T::B(key));
+                    if !model.contains(&(at, key)) {
+                        model.push((at, key));
+                    }
+                }
+                2 => {
+                    table.cancel(&T::B(key));
+                    model.retain(|(_, k)| *k != key);
+                }
+                _ => {
+                    now = Time(now.0 + rng.below(10));
+                    model.sort();
+                    while let Some(&(t, k)) = model.first().filter(|(t, _)| *t <= now) {
+                        assert_eq!(table.pop_due(now), Some(T::B(k)), "at {t:?}");
+                        model.remove(0);
+                    }
+                    assert_eq!(table.pop_due(now), None);
+                }
+            }
+            assert_eq!(table.len(), model.len());
+            assert_eq!(table.is_pending(&T::B(key)), model.iter().any(|(_, k)| *k == key));
+            assert_eq!(table.next(), model.iter().map(|(t, _)| *t).min());
+        }
     }
 }
