@@ -154,6 +154,9 @@ pub struct NodeState {
     pub central_work_us: u64,
     /// In the short partition.
     pub short: bool,
+    /// Which registration of the node this is: what was sent to an earlier
+    /// one (before the node left and came back) is lost.
+    pub epoch: u64,
 }
 
 /// One of the policy's containers.
@@ -177,10 +180,10 @@ pub struct ReqState {
 /// What a timer stands for.
 #[derive(Clone, Debug)]
 pub enum Pending {
-    /// A probe or a central task on its way to `node`.
-    Arrive { node: NodeId, entry: Entry },
+    /// A probe or a central task on its way to `node` (registration `epoch`).
+    Arrive { node: NodeId, epoch: u64, entry: Entry },
     /// `node`'s get-task for `entry` comes back; `hold` is set aside till then.
-    Fetched { node: NodeId, entry: Entry, hold: Resources },
+    Fetched { node: NodeId, epoch: u64, entry: Entry, hold: Resources },
 }
 
 /// A typed wake-up: the exact time (µs) and a sequence number naming the
@@ -209,8 +212,9 @@ pub struct Hawk {
     starved: BTreeSet<Req>,
     pub(crate) running: BTreeMap<ContainerId, Run>,
     pending: BTreeMap<u64, Pending>,
-    timers: TimerTable<Wake>,
+    pub(crate) timers: TimerTable<Wake>,
     seq: u64,
+    epochs: u64,
 }
 
 fn us(t: Time) -> u64 {
@@ -234,6 +238,7 @@ impl Hawk {
             pending: BTreeMap::new(),
             timers: TimerTable::new(),
             seq: 0,
+            epochs: 0,
         }
     }
 
@@ -389,7 +394,8 @@ impl Policy for Hawk {
         let now = us(ctx.now);
         match event {
             Event::NodeAdded(spec) => {
-                self.nodes.insert(spec.node, NodeState::default());
+                self.epochs += 1;
+                self.nodes.insert(spec.node, NodeState { epoch: self.epochs, ..NodeState::default() });
                 self.layout_stale = true;
                 self.retry_starved(ctx);
             }
@@ -464,10 +470,23 @@ impl Policy for Hawk {
     fn on_wake(&mut self, ctx: &mut Ctx<'_>) {
         while let Some(w) = self.timers.pop_due(ctx.now) {
             match self.pending.remove(&w.seq) {
-                Some(Pending::Arrive { node, entry }) => self.arrive(ctx, node, entry, w.due_us),
-                Some(Pending::Fetched { node, entry, hold }) => {
-                    let freed = self.fetched(ctx, node, entry, hold, w.due_us);
-                    self.serve(ctx, node, w.due_us, freed);
+                Some(Pending::Arrive { node, epoch, entry }) => {
+                    if self.nodes.get(&node).is_some_and(|n| n.epoch == epoch) {
+                        self.arrive(ctx, node, entry, w.due_us);
+                    } else {
+                        self.lose(&entry);
+                        self.top_up(ctx, entry.req, w.due_us);
+                    }
+                }
+                Some(Pending::Fetched { node, epoch, entry, hold }) => {
+                    if self.nodes.get(&node).is_some_and(|n| n.epoch == epoch) {
+                        let freed = self.fetched(ctx, node, entry, hold, w.due_us);
+                        self.serve(ctx, node, w.due_us, freed);
+                    } else {
+                        // the node left while asking
+                        self.lose(&entry);
+                        self.top_up(ctx, entry.req, w.due_us);
+                    }
                 }
                 None => {}
             }

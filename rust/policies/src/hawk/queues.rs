@@ -74,7 +74,8 @@ impl Hawk {
         if self.cfg.delay_us == 0 {
             self.arrive(ctx, node, entry, at_us);
         } else {
-            self.after(ctx, at_us + self.cfg.delay_us, Pending::Arrive { node, entry });
+            let epoch = self.nodes.get(&node).map_or(0, |n| n.epoch);
+            self.after(ctx, at_us + self.cfg.delay_us, Pending::Arrive { node, epoch, entry });
         }
     }
 
@@ -142,6 +143,7 @@ impl Hawk {
             }
             ns.fetching += 1;
             ns.held += need;
+            let epoch = ns.epoch;
             e.head_us = at_us;
             if self.cfg.delay_us == 0 {
                 // (inside the loop, not through `serve` again: no recursion)
@@ -149,7 +151,7 @@ impl Hawk {
                     may_steal = self.cfg.steal_attempts > 0;
                 }
             } else {
-                self.after(ctx, at_us + 2 * self.cfg.delay_us, Pending::Fetched { node, entry: e, hold: need });
+                self.after(ctx, at_us + 2 * self.cfg.delay_us, Pending::Fetched { node, epoch, entry: e, hold: need });
             }
         }
     }
@@ -162,7 +164,6 @@ impl Hawk {
             st.live = st.live.saturating_sub(1);
         }
         let Some(ns) = self.nodes.get_mut(&node) else {
-            // the node left while asking
             self.top_up(ctx, e.req, at_us);
             return false;
         };
