@@ -148,9 +148,7 @@ impl Config {
         }
         let steal_attempts = p.int_at_least("steal_attempts", 0)?;
         let steal_limit = p.int_at_least("steal_limit", 0)?;
-        let too_big = |k: &str, v: i64| {
-            CoreError::Config(format!("parameter '{k}': {v} is above {}", u32::MAX))
-        };
+        let too_big = |k: &str, v: i64| CoreError::Config(format!("parameter '{k}': {v} is above {}", u32::MAX));
         Ok(Config {
             probe_ratio: p.float_in("probe_ratio", 1.0, 1000.0)?,
             delay_us: delay_us as u64,

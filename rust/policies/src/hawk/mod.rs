@@ -102,7 +102,7 @@ mod tests;
 
 pub use config::{Central, Config, HAWK, LWL, SPARROW, SPLIT};
 use sojourn_core::{
-    Ask, AppId, Cluster, ContainerId, Ctx, Decision, Event, NodeId, Params, Policy, Priority, Resources, Result, Time,
+    AppId, Ask, Cluster, ContainerId, Ctx, Decision, Event, NodeId, Params, Policy, Priority, Resources, Result, Time,
     TimerTable,
 };
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -204,12 +204,18 @@ pub struct Hawk {
     pub(crate) short: Vec<NodeId>,
     /// Componentwise smallest node capacity (an ask within it fits anywhere).
     min_capacity: Resources,
+    /// Tasks the cluster can run at once (a node's vcores, at least one):
+    /// the most tasks of one req covered by entries at a time.
+    window: u32,
     layout_stale: bool,
     pub(crate) reqs: BTreeMap<Req, ReqState>,
     /// Reqs with fewer live entries than outstanding tasks that could not be
     /// topped up (no node can hold them, or a get-task was refused): retried
     /// at the next scheduling opportunity.
     starved: BTreeSet<Req>,
+    /// Reqs above the window that started a task: topped up before the
+    /// call returns (each started task used a slot, so this ends).
+    refill: BTreeSet<Req>,
     pub(crate) running: BTreeMap<ContainerId, Run>,
     pending: BTreeMap<u64, Pending>,
     pub(crate) timers: TimerTable<Wake>,
@@ -231,9 +237,11 @@ impl Hawk {
             general: Vec::new(),
             short: Vec::new(),
             min_capacity: Resources::ZERO,
+            window: 0,
             layout_stale: true,
             reqs: BTreeMap::new(),
             starved: BTreeSet::new(),
+            refill: BTreeSet::new(),
             running: BTreeMap::new(),
             pending: BTreeMap::new(),
             timers: TimerTable::new(),
@@ -274,12 +282,15 @@ impl Hawk {
             st.short = i < n_short;
         }
         let mut min: Option<Resources> = None;
+        let mut window: u32 = 0;
         for id in &self.all {
             if let Some(n) = cluster.node(*id) {
                 min = Some(min.map_or(n.capacity, |m| m.min(&n.capacity)));
+                window = window.saturating_add(n.capacity.vcores.max(1));
             }
         }
         self.min_capacity = min.unwrap_or(Resources::ZERO);
+        self.window = window;
     }
 
     /// Outstanding tasks of a req, and its ask.
@@ -287,12 +298,20 @@ impl Hawk {
         cluster.app(req.0).and_then(|a| a.asks.get(&req.1))
     }
 
-    /// Reqs with fewer live entries than outstanding tasks (none, unless no
+    /// The tasks of a req that must be covered by live entries: all of
+    /// them, up to what the cluster can run at once (an ask of 2^31
+    /// containers costs entries for the cluster's slots, not for its
+    /// count; the rest are covered as tasks start).
+    pub(crate) fn to_cover(&self, outstanding: u32) -> u32 {
+        outstanding.min(self.window)
+    }
+
+    /// Reqs with fewer live entries than tasks to cover (none, unless no
     /// node can hold them): what the property tests check.
     pub fn uncovered(&self, cluster: &Cluster) -> Vec<Req> {
         self.reqs
             .iter()
-            .filter(|(r, st)| Self::ask_of(cluster, **r).is_some_and(|a| a.outstanding > st.live))
+            .filter(|(r, st)| Self::ask_of(cluster, **r).is_some_and(|a| self.to_cover(a.outstanding) > st.live))
             .map(|(r, _)| *r)
             .collect()
     }
@@ -312,33 +331,43 @@ impl Hawk {
             self.starved.remove(&req);
             return;
         };
-        if live >= outstanding {
+        self.layout(ctx.cluster());
+        if outstanding > 0 && self.all.is_empty() {
+            // no node: wait for one
+            self.starved.insert(req);
+            return;
+        }
+        let cover = self.to_cover(outstanding);
+        if live >= cover {
             self.starved.remove(&req);
             return;
         }
-        self.layout(ctx.cluster());
-        let deficit = outstanding - live;
+        let deficit = cover - live;
         let sent = if self.central_places(long) {
             self.place_central(ctx, req, long, deficit, est_us, at_us)
         } else {
             let n = (self.cfg.probe_ratio * deficit as f64).ceil().min(u32::MAX as f64) as u32;
             self.send_probes(ctx, req, long, n, est_us, at_us)
         };
+        // (a req that started tasks while being topped up may be starved
+        // again already: it stays so)
         if sent == 0 {
             self.starved.insert(req);
-        } else {
-            self.starved.remove(&req);
         }
     }
 
-    /// Retries every starved req.
-    fn retry_starved(&mut self, ctx: &mut Ctx<'_>) {
-        if self.starved.is_empty() {
-            return;
-        }
+    /// At the end of every call from the core: retries every starved req
+    /// once, then tops up the reqs that started tasks until none is short,
+    /// so a req is covered when the call returns (without recursion).
+    fn settle(&mut self, ctx: &mut Ctx<'_>) {
         let now = us(ctx.now);
         for req in std::mem::take(&mut self.starved) {
             self.top_up(ctx, req, now);
+        }
+        while !self.refill.is_empty() {
+            for req in std::mem::take(&mut self.refill) {
+                self.top_up(ctx, req, now);
+            }
         }
     }
 
@@ -397,11 +426,12 @@ impl Policy for Hawk {
                 self.epochs += 1;
                 self.nodes.insert(spec.node, NodeState { epoch: self.epochs, ..NodeState::default() });
                 self.layout_stale = true;
-                self.retry_starved(ctx);
+                // the window grew: reqs above it get more entries
+                self.refill.extend(self.reqs.keys().copied());
             }
             Event::NodeResourceUpdated { .. } => {
                 self.layout_stale = true;
-                self.retry_starved(ctx);
+                self.refill.extend(self.reqs.keys().copied());
             }
             Event::NodeRemoved { node } => {
                 self.layout_stale = true;
@@ -448,19 +478,20 @@ impl Policy for Hawk {
             }
             _ => {}
         }
+        self.settle(ctx);
     }
 
     /// Nodes serve their queues as things happen (arrivals, finishes,
     /// get-task answers); a heartbeat only retries what is starved and lets
     /// the node look at its queue again.
     fn on_node_heartbeat(&mut self, ctx: &mut Ctx<'_>, node: NodeId) {
-        self.retry_starved(ctx);
         let now = us(ctx.now);
         self.serve(ctx, node, now, false);
+        self.settle(ctx);
     }
 
     fn on_schedule(&mut self, ctx: &mut Ctx<'_>) {
-        self.retry_starved(ctx);
+        self.settle(ctx);
     }
 
     fn next_wake(&self) -> Option<Time> {
@@ -491,6 +522,7 @@ impl Policy for Hawk {
                 None => {}
             }
         }
+        self.settle(ctx);
     }
 
     fn describe(&self, _cluster: &Cluster, _now: Time) -> serde_json::Value {

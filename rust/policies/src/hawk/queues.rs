@@ -51,7 +51,15 @@ impl Hawk {
     }
 
     /// H3: `n` probes for `req` to random nodes; returns how many were sent.
-    pub(crate) fn send_probes(&mut self, ctx: &mut Ctx<'_>, req: Req, long: bool, n: u32, est_us: u64, at_us: u64) -> u32 {
+    pub(crate) fn send_probes(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        req: Req,
+        long: bool,
+        n: u32,
+        est_us: u64,
+        at_us: u64,
+    ) -> u32 {
         let hosts = self.hosts(ctx.cluster(), req, self.probe_pool(long));
         if hosts.is_empty() || n == 0 {
             return 0;
@@ -62,8 +70,7 @@ impl Hawk {
         }
         ctx.metrics.count("probes_sent", n as u64);
         for node in targets {
-            let entry =
-                Entry { req, long, probe: true, est_us, arrived_us: 0, head_us: 0, behind_long: false };
+            let entry = Entry { req, long, probe: true, est_us, arrived_us: 0, head_us: 0, behind_long: false };
             self.send(ctx, node, entry, at_us);
         }
         n
@@ -188,6 +195,11 @@ impl Hawk {
                     }
                 }
                 self.running.insert(container, run);
+                // a req above the window gets its next entries as tasks start
+                let live = self.reqs.get(&e.req).map_or(u32::MAX, |r| r.live);
+                if Self::ask_of(ctx.cluster(), e.req).is_some_and(|a| self.to_cover(a.outstanding) > live) {
+                    self.refill.insert(e.req);
+                }
                 let wait_ms = e.head_us.saturating_sub(e.arrived_us) as f64 / 1000.0;
                 ctx.metrics.observe("queue_delay_ms", wait_ms);
                 if e.long {
