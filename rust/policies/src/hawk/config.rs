@@ -72,6 +72,12 @@ macro_rules! hawk_params {
                 "probe targets drawn with replacement (authors' simulator) or distinct nodes while there are enough (§6.3)",
             ),
             ParamSpec::new(
+                "max_am_share",
+                ParamKind::Float,
+                "0.5",
+                "share of the cluster's slots AM containers may hold (YARN's maxAMShare): beyond it, an AM entry at a queue's head lets the entries behind it go first, so AMs cannot fill the cluster and starve their own tasks (the thesis has no AMs)",
+            ),
+            ParamSpec::new(
                 "unknown_estimate",
                 ParamKind::Choice(&["short", "long"]),
                 "short",
@@ -112,6 +118,7 @@ pub struct Config {
     pub steal_limit: u32,
     pub distinct: bool,
     pub unknown_is_long: bool,
+    pub max_am_share: f64,
 }
 
 /// The authors' simulator's cutoff (s) and short-partition share (%) per
@@ -164,6 +171,7 @@ impl Config {
             steal_limit: u32::try_from(steal_limit).map_err(|_| too_big("steal_limit", steal_limit))?,
             distinct: p.str("sampling")? == "distinct",
             unknown_is_long: p.str("unknown_estimate")? == "long",
+            max_am_share: p.float_in("max_am_share", 0.0, 1.0)?,
         })
     }
 }

@@ -15,6 +15,7 @@
 //!   every task's estimate; no partition, no stealing.
 //! - `split`: the split cluster (§2.4.6): short jobs probe only the short
 //!   partition, long jobs LWL on the rest; no stealing (§6.21).
+//!
 //! Hawk's ablations (Fig 2.7) are parameters: `central=none`,
 //! `short_partition_pct=0`, `steal_attempts=0`.
 //!
@@ -43,7 +44,9 @@
 //!   chain exactly; each is a typed timer ([`Wake`]) due at the next whole
 //!   millisecond. A container therefore starts at its exact time rounded up
 //!   to the millisecond, and rounding never accumulates. With d = 0 (inside
-//!   the RM) everything happens at once, without timers.
+//!   the RM) everything happens at once, without timers. The host's
+//!   `network_delay_ms` (`sojourn --network-delay-ms`, whole milliseconds)
+//!   is not used: the delay is this policy's `network_delay_us`.
 //! - **Many independent schedulers**: a job's probes go to nodes drawn with
 //!   the core's seeded `Rng`, knowing nothing of their load (H3).
 //! - **The central scheduler** ([`central`], H5): the waiting time of a
@@ -78,6 +81,11 @@
 //!   come or go.
 //! - Every get-task costs the round trip, for central tasks too (H4 pops
 //!   "the head entry", whatever it is).
+//! - YARN's AMs (the thesis has none): AM asks are probed like tasks, but
+//!   AM containers may hold at most `max_am_share` of the slots; beyond it
+//!   an AM entry at a queue's head lets the first non-AM entry behind it go
+//!   first. Without the cap, probes admit AMs in arrival order until AMs
+//!   fill the cluster and no task can run.
 //! - Only nodes whose capacity, label and strict locality allow an ask are
 //!   probed for it; with the traces' identical nodes that is every node.
 //!
@@ -166,6 +174,8 @@ pub struct Run {
     pub long: bool,
     /// Placed by the central scheduler (its waiting times count it).
     pub central: bool,
+    /// An AM container.
+    pub am: bool,
     pub est_us: u64,
     pub start_us: u64,
 }
@@ -183,7 +193,7 @@ pub enum Pending {
     /// A probe or a central task on its way to `node` (registration `epoch`).
     Arrive { node: NodeId, epoch: u64, entry: Entry },
     /// `node`'s get-task for `entry` comes back; `hold` is set aside till then.
-    Fetched { node: NodeId, epoch: u64, entry: Entry, hold: Resources },
+    Fetched { node: NodeId, epoch: u64, entry: Entry, hold: Resources, am: bool },
 }
 
 /// A typed wake-up: the exact time (µs) and a sequence number naming the
@@ -219,6 +229,8 @@ pub struct Hawk {
     pub(crate) running: BTreeMap<ContainerId, Run>,
     pending: BTreeMap<u64, Pending>,
     pub(crate) timers: TimerTable<Wake>,
+    /// AM containers running, and AM get-tasks in flight (`max_am_share`).
+    pub(crate) ams: u32,
     seq: u64,
     epochs: u64,
 }
@@ -245,6 +257,7 @@ impl Hawk {
             running: BTreeMap::new(),
             pending: BTreeMap::new(),
             timers: TimerTable::new(),
+            ams: 0,
             seq: 0,
             epochs: 0,
         }
@@ -294,7 +307,7 @@ impl Hawk {
     }
 
     /// Outstanding tasks of a req, and its ask.
-    fn ask_of<'c>(cluster: &'c Cluster, req: Req) -> Option<&'c sojourn_core::AskState> {
+    fn ask_of(cluster: &Cluster, req: Req) -> Option<&sojourn_core::AskState> {
         cluster.app(req.0).and_then(|a| a.asks.get(&req.1))
     }
 
@@ -395,6 +408,9 @@ impl Hawk {
     /// Removes one of the policy's containers from its books.
     fn forget(&mut self, c: ContainerId) -> Option<Run> {
         let run = self.running.remove(&c)?;
+        if run.am {
+            self.ams = self.ams.saturating_sub(1);
+        }
         if let Some(ns) = self.nodes.get_mut(&run.node) {
             if run.long {
                 ns.running_long = ns.running_long.saturating_sub(1);
@@ -509,12 +525,15 @@ impl Policy for Hawk {
                         self.top_up(ctx, entry.req, w.due_us);
                     }
                 }
-                Some(Pending::Fetched { node, epoch, entry, hold }) => {
+                Some(Pending::Fetched { node, epoch, entry, hold, am }) => {
                     if self.nodes.get(&node).is_some_and(|n| n.epoch == epoch) {
-                        let freed = self.fetched(ctx, node, entry, hold, w.due_us);
+                        let freed = self.fetched(ctx, node, entry, hold, am, w.due_us);
                         self.serve(ctx, node, w.due_us, freed);
                     } else {
                         // the node left while asking
+                        if am {
+                            self.ams = self.ams.saturating_sub(1);
+                        }
                         self.lose(&entry);
                         self.top_up(ctx, entry.req, w.due_us);
                     }

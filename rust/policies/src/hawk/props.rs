@@ -34,8 +34,8 @@ const SETTINGS: &[(&str, &[(&str, &str)])] = &[
 ];
 
 /// The mix: the basic one plus node removals (a removed node comes back
-/// empty at once); with `Setup::unit`, every ask fits every node.
-const MIX: OpSpace = OpSpace { weights: [2, 4, 2, 2, 3, 1, 1, 2], ..OpSpace::BASIC };
+/// empty at once) and AM asks; with `Setup::unit`, every ask fits every node.
+const MIX: OpSpace = OpSpace { weights: [2, 4, 2, 2, 3, 1, 1, 2], am: true, ..OpSpace::BASIC };
 
 fn policy(name: &str, kv: &[(&str, &str)]) -> Box<dyn sojourn_core::Policy> {
     let given: BTreeMap<String, String> = kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();

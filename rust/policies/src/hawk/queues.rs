@@ -2,7 +2,15 @@
 //! probing, the node queues with late binding, and randomized stealing.
 
 use super::{Entry, Hawk, Pending, Req, Run};
-use sojourn_core::{Cluster, Ctx, NodeId, Refusal, Resources, Rng};
+use sojourn_core::{Cluster, Ctx, NodeId, Phase, Refusal, Resources, Rng};
+
+impl Hawk {
+    /// How many AM containers (running or being fetched) `max_am_share`
+    /// allows: at least one.
+    pub(crate) fn am_cap(&self) -> u32 {
+        ((self.cfg.max_am_share * self.window as f64).floor() as u32).max(1)
+    }
+}
 
 /// What a get-task holds of a node when its job has nothing left to give:
 /// the slot (one vcore) for the round trip.
@@ -114,13 +122,25 @@ impl Hawk {
         loop {
             let cluster = ctx.cluster();
             let (Some(ns), Some(n)) = (self.nodes.get(&node), cluster.node(node)) else { return };
-            let Some(head) = ns.queue.front() else {
+            let Some(first) = ns.queue.front() else {
                 if may_steal && ns.fetching == 0 && self.steal(ctx, node) {
                     may_steal = false;
                     continue;
                 }
                 return;
             };
+            let is_am = |e: &Entry| Self::ask_of(cluster, e.req).is_some_and(|a| a.ask.phase == Phase::Am);
+            // the first entry that may start: past AM entries while AMs hold their share
+            let at = if is_am(first) && self.ams >= self.am_cap() {
+                match ns.queue.iter().position(|e| !is_am(e)) {
+                    Some(i) => i,
+                    None => return,
+                }
+            } else {
+                0
+            };
+            let head = &ns.queue[at];
+            let am = is_am(head);
             let need = match Self::ask_of(cluster, head.req) {
                 Some(a) if a.outstanding > 0 => a.ask.capability,
                 _ => NO_TASK_HOLD,
@@ -129,7 +149,7 @@ impl Hawk {
                 // Only after an ask grew or a steal across node sizes: this
                 // node can never run it; the req is topped up elsewhere.
                 let Some(ns) = self.nodes.get_mut(&node) else { return };
-                let Some(e) = ns.queue.pop_front() else { return };
+                let Some(e) = ns.queue.remove(at) else { return };
                 if e.long {
                     ns.queued_long = ns.queued_long.saturating_sub(1);
                 }
@@ -144,21 +164,29 @@ impl Hawk {
                 return;
             }
             let Some(ns) = self.nodes.get_mut(&node) else { return };
-            let Some(mut e) = ns.queue.pop_front() else { return };
+            let Some(mut e) = ns.queue.remove(at) else { return };
             if e.long {
                 ns.queued_long = ns.queued_long.saturating_sub(1);
             }
+            if am {
+                self.ams += 1;
+            }
+            let Some(ns) = self.nodes.get_mut(&node) else { return };
             ns.fetching += 1;
             ns.held += need;
             let epoch = ns.epoch;
             e.head_us = at_us;
             if self.cfg.delay_us == 0 {
                 // (inside the loop, not through `serve` again: no recursion)
-                if self.fetched(ctx, node, e, need, at_us) {
+                if self.fetched(ctx, node, e, need, am, at_us) {
                     may_steal = self.cfg.steal_attempts > 0;
                 }
             } else {
-                self.after(ctx, at_us + 2 * self.cfg.delay_us, Pending::Fetched { node, epoch, entry: e, hold: need });
+                self.after(
+                    ctx,
+                    at_us + 2 * self.cfg.delay_us,
+                    Pending::Fetched { node, epoch, entry: e, hold: need, am },
+                );
             }
         }
     }
@@ -166,9 +194,22 @@ impl Hawk {
     /// The job's scheduler answers `node`'s get-task (H4 step 3): a task if
     /// it has one left, else nothing. Returns whether the slot is free again
     /// at once (nothing was started).
-    pub(crate) fn fetched(&mut self, ctx: &mut Ctx<'_>, node: NodeId, e: Entry, hold: Resources, at_us: u64) -> bool {
+    pub(crate) fn fetched(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        node: NodeId,
+        e: Entry,
+        hold: Resources,
+        am: bool,
+        at_us: u64,
+    ) -> bool {
         if let Some(st) = self.reqs.get_mut(&e.req) {
             st.live = st.live.saturating_sub(1);
+        }
+        // an AM get-task counts against the share until it is answered; a
+        // started AM then counts while it runs
+        if am {
+            self.ams = self.ams.saturating_sub(1);
         }
         let Some(ns) = self.nodes.get_mut(&node) else {
             self.top_up(ctx, e.req, at_us);
@@ -186,7 +227,10 @@ impl Hawk {
                     self.starved.insert(e.req);
                     return true;
                 };
-                let run = Run { node, long: e.long, central: !e.probe, est_us: e.est_us, start_us: at_us };
+                if am {
+                    self.ams += 1;
+                }
+                let run = Run { node, long: e.long, central: !e.probe, am, est_us: e.est_us, start_us: at_us };
                 if let Some(ns) = self.nodes.get_mut(&node) {
                     if e.long {
                         ns.running_long += 1;

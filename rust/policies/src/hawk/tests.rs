@@ -214,3 +214,25 @@ fn bad_parameters_are_named() {
     assert!(config_error("split", &[("central", "some")]).contains("central"));
     assert!(config_error("lwl", &[("steal", "1")]).contains("unknown parameter 'steal'"));
 }
+
+/// YARN's AMs (not in the thesis): with `max_am_share` 0.5 of two one-slot
+/// nodes, one AM may run. App 1's AM starts; app 2's AM probe waits at the
+/// head of the free node's queue, and app 1's map probe behind it goes
+/// first, so AMs cannot fill the cluster and starve their own tasks.
+#[test]
+fn ams_hold_at_most_their_share_and_tasks_pass_a_waiting_am() {
+    let mut c = cluster("sparrow", 2, &[("network_delay_us", "0"), ("sampling", "distinct")]);
+    let am = |c: &mut Harness, id: u32| {
+        c.handle(Time(0), Event::AppAdded(AppSpec::new(AppId(id), "default", "u"))).expect("app");
+        let ask = Ask::new(Priority::AM, Resources::new(1024, 1), 1, Phase::Am);
+        c.handle(Time(0), Event::AsksUpdated { app: AppId(id), asks: vec![ask] }).expect("am ask");
+    };
+    am(&mut c, 1);
+    assert_eq!(placed(&c.drain_decisions()).len(), 1, "app 1's AM");
+    am(&mut c, 2);
+    assert!(c.drain_decisions().is_empty(), "a second AM would pass the share");
+    let mut ask = Ask::new(Priority::MAP, Resources::new(1024, 1), 1, Phase::Map);
+    ask.est_task_ms = Some(1_000);
+    c.handle(Time(5), Event::AsksUpdated { app: AppId(1), asks: vec![ask] }).expect("map ask");
+    assert_eq!(placed(&c.drain_decisions()).iter().map(|p| p.0).collect::<Vec<_>>(), vec![1], "app 1's map");
+}
