@@ -231,6 +231,8 @@ pub struct Hawk {
     pub(crate) timers: TimerTable<Wake>,
     /// AM containers running, and AM get-tasks in flight (`max_am_share`).
     pub(crate) ams: u32,
+    /// Nodes whose queue waits for an AM to end (`max_am_share`).
+    pub(crate) am_blocked: BTreeSet<NodeId>,
     seq: u64,
     epochs: u64,
 }
@@ -258,6 +260,7 @@ impl Hawk {
             pending: BTreeMap::new(),
             timers: TimerTable::new(),
             ams: 0,
+            am_blocked: BTreeSet::new(),
             seq: 0,
             epochs: 0,
         }
@@ -371,15 +374,26 @@ impl Hawk {
 
     /// At the end of every call from the core: retries every starved req
     /// once, then tops up the reqs that started tasks until none is short,
-    /// so a req is covered when the call returns (without recursion).
+    /// so a req is covered when the call returns (without recursion), and
+    /// lets the queues held up by the AM share go on once it has room.
     fn settle(&mut self, ctx: &mut Ctx<'_>) {
         let now = us(ctx.now);
         for req in std::mem::take(&mut self.starved) {
             self.top_up(ctx, req, now);
         }
-        while !self.refill.is_empty() {
-            for req in std::mem::take(&mut self.refill) {
-                self.top_up(ctx, req, now);
+        // (each round starts tasks or AMs, which use slots, or unblocks no
+        // node: it ends)
+        loop {
+            while !self.refill.is_empty() {
+                for req in std::mem::take(&mut self.refill) {
+                    self.top_up(ctx, req, now);
+                }
+            }
+            if self.ams >= self.am_cap() || self.am_blocked.is_empty() {
+                break;
+            }
+            for node in std::mem::take(&mut self.am_blocked) {
+                self.serve(ctx, node, now, false);
             }
         }
     }

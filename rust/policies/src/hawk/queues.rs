@@ -134,7 +134,10 @@ impl Hawk {
             let at = if is_am(first) && self.ams >= self.am_cap() {
                 match ns.queue.iter().position(|e| !is_am(e)) {
                     Some(i) => i,
-                    None => return,
+                    None => {
+                        self.am_blocked.insert(node);
+                        return;
+                    }
                 }
             } else {
                 0
