@@ -60,4 +60,4 @@ join -t, <(tail -n +2 "$out/sparrow/jobs-sparrow.csv" | cut -d, -f1,6,9 | sort -
          <(tail -n +2 "$out/hawk/jobs-hawk.csv" | cut -d, -f1,6 | sort -t, -k1,1) |
   awk -F, '{n[$3]++; if ($4<$2) b[$3]++; if ($4<=$2) g[$3]++; if ($4<0.5*$2) h[$3]++}
     END {print "| class | jobs | improved | as good or better | improved by >50% |"; print "|---|---|---|---|---|";
-      for (c in n) printf "| %s | %d | %.0f%% | %.0f%% | %.0f%% |\n", c, n[c], 100*b[c]/n[c], 100*g[c]/n[c], 100*h[c]/n[c]}' | sort -r
+      for (c in n) printf "| %s | %d | %.0f%% | %.0f%% | %.0f%% |\n", c, n[c], 100*b[c]/n[c], 100*g[c]/n[c], 100*h[c]/n[c]}'

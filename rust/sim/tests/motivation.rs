@@ -72,8 +72,9 @@ fn sparrow_keeps_short_jobs_behind_long_ones_on_a_cluster_not_full() {
     let max = util[util.len() - 1];
     let stuck = short_over_15000s(&sparrow);
     eprintln!("sparrow: utilization median {median:.3}, max {max:.3}; short jobs over 15,000 s: {stuck:.3}");
-    assert!((0.75..=0.95).contains(&median), "median utilization {median} (thesis 0.86)");
-    assert!(max < 1.0, "never every server busy (thesis: max 0.978), got {max}");
+    // (this seed: median 0.864, max 0.978, short jobs over 15,000 s 0.60)
+    assert!((0.82..=0.90).contains(&median), "median utilization {median} (thesis 0.86)");
+    assert!((0.95..1.0).contains(&max), "busy, yet never every server (thesis: max 0.978), got {max}");
     assert!(stuck > 0.10, "a large fraction of short jobs over 15,000 s under Sparrow, got {stuck}");
 
     let hawk = run("hawk", &[("trace", "google"), ("cutoff_s", "1000")]);
