@@ -9,6 +9,7 @@ pub mod capacity;
 pub mod common;
 pub mod fair;
 pub mod fifo;
+pub mod hawk;
 pub mod hfsp;
 pub mod kairos;
 #[cfg(test)]
@@ -63,6 +64,30 @@ pub fn catalog() -> Vec<PolicyInfo> {
         doc: "Big-C-like baseline (Kairos's thesis): short and long job classes with 95%/5% elastic shares, FIFO within a class, short tasks suspend the newest long tasks",
         params: bigc::PARAMS,
         build: bigc::build,
+    },
+    PolicyInfo {
+        name: "sparrow",
+        doc: "Sparrow: every job by batch probing (ratio d) to random nodes, FIFO node queues, late binding paying a network round trip",
+        params: hawk::SPARROW,
+        build: hawk::build_sparrow,
+    },
+    PolicyInfo {
+        name: "hawk",
+        doc: "Hawk: short jobs by Sparrow probing over the cluster, long jobs by central least-work-left on estimates, a short-only partition, randomized stealing",
+        params: hawk::HAWK,
+        build: hawk::build_hawk,
+    },
+    PolicyInfo {
+        name: "lwl",
+        doc: "Fully centralized least-work-left on task estimates for every job (Hawk's centralized baseline)",
+        params: hawk::LWL,
+        build: hawk::build_lwl,
+    },
+    PolicyInfo {
+        name: "split",
+        doc: "Split cluster (Hawk's baseline): short jobs probe only the short partition, long jobs least-work-left on the rest",
+        params: hawk::SPLIT,
+        build: hawk::build_split,
     }]
 }
 

@@ -229,6 +229,12 @@ impl Driver {
         &self.h
     }
 
+    /// Every decision so far, in order ([`Driver::apply`] returns where an
+    /// operation's own begin).
+    pub fn log(&self) -> &[Decision] {
+        &self.log
+    }
+
     pub fn cluster(&self) -> &Cluster {
         self.h.cluster()
     }

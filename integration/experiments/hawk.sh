@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Hawk vs Sparrow in the simulator (results in integration/results/hawk.md):
+# YH2_sub.tr (3,363 jobs of the Yahoo trace Hawk and Eagle used) on 4,000
+# one-slot nodes, short/long by the Yahoo cutoff (90.5811 s), with FIFO and
+# Kairos (its simulation setting) for reference, the centralized and split
+# baselines, and Hawk's ablations (delgado.md §1.8). Prints markdown tables.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+traces=${TRACES:-../shared/traces}
+out=${OUT:-/tmp/sojourn-hawk}
+nodes=${NODES:-4000}
+cargo build -q --release -p sojourn-sim
+sojourn=${CARGO_TARGET_DIR:-target}/release/sojourn
+rm -rf "$out"; mkdir -p "$out"
+common="--workload $traces/eagle/YH2_sub.tr --nodes $nodes --node-vcores 1 --node-memory-mb 3072 --classes cutoff:90581ms -q --no-wall-clock"
+
+# mean, p50, p90, p99 (nearest rank) of response_s (column 6) for class $2 of a jobs CSV.
+stats() {
+  awk -F, -v c="$2" 'NR>1 && $9==c {print $6}' "$1" | sort -g | awk '{v[NR]=$1; s+=$1} END {
+    n=NR; printf "%.0f | ", s/n; split("50 90 99", q, " ");
+    for (i=1;i<=3;i++) { k=int((q[i]*n+99)/100); if (k<1) k=1; printf "%.0f", v[k]; if (i<3) printf " | " } }'
+}
+# run NAME POLICY PARAMS...: simulate, print a row, keep the wall time
+run() {
+  local name=$1 policy=$2; shift 2
+  local t0 t1
+  t0=$(date +%s.%N)
+  $sojourn simulate --policy "$policy" $common "$@" --out "$out/$name" > "$out/$name.txt"
+  t1=$(date +%s.%N)
+  echo "| $name | $(stats "$out/$name/jobs-$policy.csv" short) | $(stats "$out/$name/jobs-$policy.csv" long) | $(echo "$t1 - $t0" | bc | xargs printf %.1f) |"
+}
+echo "## Response times (s), YH2_sub.tr, $nodes one-slot nodes"
+echo
+echo "| run | short mean | short p50 | short p90 | short p99 | long mean | long p50 | long p90 | long p99 | wall (s) |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+run fifo fifo
+run kairos kairos -p extra_tasks=2 -p quantum_ms=100000
+run sparrow sparrow
+run hawk hawk
+run hawk-no-stealing hawk -p steal_attempts=0
+run hawk-no-partition hawk -p short_partition_pct=0
+run hawk-no-central hawk -p central=none
+run lwl lwl
+run split split
+echo
+echo "## Hawk's head-of-line counters (Table 3.2's columns)"
+echo
+echo "| run | probes sent | behind long | short after long | steals | re-scheduled probes | dropped |"
+echo "|---|---|---|---|---|---|---|"
+for r in sparrow hawk hawk-no-stealing hawk-no-partition hawk-no-central split; do
+  f="$out/$r.txt"
+  g() { awk -v k="$1" '$1==k {print $2}' "$f" | head -1; }
+  echo "| $r | $(g probes_sent) | $(g probes_behind_long) | $(g short_after_long) | $(g steals) | $(g rescheduled_probes) | $(g probes_dropped) |"
+done
+echo
+echo "## Per-job comparison, Hawk against Sparrow (H3)"
+echo
+# % of jobs of a class where hawk < sparrow (improved), <= (as good), and improved by more than 50%
+join -t, <(tail -n +2 "$out/sparrow/jobs-sparrow.csv" | cut -d, -f1,6,9 | sort -t, -k1,1) \
+         <(tail -n +2 "$out/hawk/jobs-hawk.csv" | cut -d, -f1,6 | sort -t, -k1,1) |
+  awk -F, '{n[$3]++; if ($4<$2) b[$3]++; if ($4<=$2) g[$3]++; if ($4<0.5*$2) h[$3]++}
+    END {print "| class | jobs | improved | as good or better | improved by >50% |"; print "|---|---|---|---|---|";
+      for (c in n) printf "| %s | %d | %.0f%% | %.0f%% | %.0f%% |\n", c, n[c], 100*b[c]/n[c], 100*g[c]/n[c], 100*h[c]/n[c]}'

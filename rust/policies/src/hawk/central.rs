@@ -1,0 +1,71 @@
+//! The central scheduler (delgado.md §1.6, H5): least work left over the
+//! general partition, on estimates, for long jobs (Hawk) or for every job
+//! (the centralized baseline, `central=all`).
+
+use super::{Entry, Hawk, Req};
+use sojourn_core::{Cluster, Ctx, NodeId};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+impl Hawk {
+    /// H5 step 1: the waiting time the central scheduler sees at `node`
+    /// (µs): the estimates of its central tasks queued there, plus the
+    /// remaining estimate of the central tasks it runs, plus 2d while it
+    /// runs one (the authors' simulator). Short probes are invisible to it.
+    pub(crate) fn waiting_us(&self, cluster: &Cluster, node: NodeId, at_us: u64) -> u64 {
+        let Some(ns) = self.nodes.get(&node) else { return u64::MAX };
+        let mut w = ns.central_work_us;
+        let mut running = false;
+        if let Some(n) = cluster.node(node) {
+            for c in n.containers.iter() {
+                if let Some(run) = self.running.get(c).filter(|r| r.central) {
+                    running = true;
+                    w = w.saturating_add(run.est_us.saturating_sub(at_us.saturating_sub(run.start_us)));
+                }
+            }
+        }
+        if running {
+            w = w.saturating_add(2 * self.cfg.delay_us);
+        }
+        w
+    }
+
+    /// H5 step 2: each of `k` tasks of `req` to the node with the least
+    /// waiting time (ties to the lowest id), which then waits `est` more.
+    /// Returns how many were placed (0 if no node can hold the ask).
+    pub(crate) fn place_central(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        req: Req,
+        long: bool,
+        k: u32,
+        est_us: u64,
+        at_us: u64,
+    ) -> u32 {
+        let pool = if long && !self.general.is_empty() { &self.general } else { &self.all };
+        let hosts = self.hosts(ctx.cluster(), req, pool);
+        if hosts.is_empty() || k == 0 {
+            return 0;
+        }
+        let mut heap: BinaryHeap<Reverse<(u64, NodeId)>> =
+            hosts.iter().map(|n| Reverse((self.waiting_us(ctx.cluster(), *n, at_us), *n))).collect();
+        let mut targets = Vec::with_capacity(k as usize);
+        for _ in 0..k {
+            let Some(Reverse((w, node))) = heap.pop() else { break };
+            targets.push(node);
+            heap.push(Reverse((w.saturating_add(est_us), node)));
+        }
+        if let Some(st) = self.reqs.get_mut(&req) {
+            st.live = st.live.saturating_add(k);
+        }
+        ctx.metrics.count("central_placed", k as u64);
+        for node in targets {
+            if let Some(ns) = self.nodes.get_mut(&node) {
+                ns.central_work_us = ns.central_work_us.saturating_add(est_us);
+            }
+            let entry = Entry { req, long, probe: false, est_us, arrived_us: 0, head_us: 0, behind_long: false };
+            self.send(ctx, node, entry, at_us);
+        }
+        k
+    }
+}

@@ -1,0 +1,572 @@
+//! `hawk`, `sparrow`, `lwl` and `split`: distributed and hybrid scheduling
+//! with probes, late binding, a short-only partition, randomized task
+//! stealing and a central least-work-left scheduler (Delgado's thesis,
+//! chapter 2; delgado.md §0, §1, formulas §5 H and B).
+//!
+//! One module, four registered policies that differ only in their
+//! parameters' defaults (delgado.md §1.8):
+//! - `hawk`: short jobs by Sparrow-style batch probing over the whole cluster
+//!   (H3), long jobs by the central LWL scheduler over the general partition
+//!   (H5), a short partition (2% of the nodes for Yahoo, 17% for Google,
+//!   H2), randomized stealing (H6, H7).
+//! - `sparrow`: every job probes the whole cluster; no partition, no
+//!   stealing, no central scheduler.
+//! - `lwl`: the fully centralized baseline (§2.4.5): every job by LWL over
+//!   every task's estimate; no partition, no stealing.
+//! - `split`: the split cluster (§2.4.6): short jobs probe only the short
+//!   partition, long jobs LWL on the rest; no stealing (§6.21).
+//!
+//! Hawk's ablations (Fig 2.7) are parameters: `central=none`,
+//! `short_partition_pct=0`, `steal_attempts=0`.
+//!
+//! # How the thesis's model maps onto the core
+//! - **Classification** (H1): an ask is long iff its `est_task_ms` (the
+//!   mean task duration of the job, which the simulator hands over) is above
+//!   the cutoff. A job's asks (one per request priority) are the units
+//!   ("reqs") that are probed or placed.
+//! - **Node queues** ([`queues`]): each node keeps one FIFO queue of
+//!   entries, a late-bound *probe* or a task the central scheduler bound to
+//!   the node. With `--node-vcores 1` a node is the thesis's one slot; a
+//!   node with room for more containers serves its queue's head whenever
+//!   the head's container fits (one queue per node, not per slot: §0
+//!   models multi-slot nodes as independent slots, which YARN's nodes are
+//!   not).
+//! - **Late binding** (H4): when a node has room for its head entry, it
+//!   pops it and asks the job's scheduler for a task. The slot is held
+//!   (the ask's container size is set aside) for the round trip 2d; then, if
+//!   the job still has an unlaunched task at that priority, the container is
+//!   allocated; otherwise the probe is dropped ("cancel") and the node takes
+//!   its next entry. Extra probes are never cancelled early, as in the
+//!   authors' simulator.
+//! - **Network delay**: the thesis's d = 0.5 ms is below the core's
+//!   millisecond clock, so the policy keeps its own times in µs: a probe
+//!   reaches its node at send + d, a get-task answers at head + 2d, and these
+//!   chain exactly; each is a typed timer ([`Wake`]) due at the next whole
+//!   millisecond. A container therefore starts at its exact time rounded up
+//!   to the millisecond, and rounding never accumulates. With d = 0 (inside
+//!   the RM) everything happens at once, without timers. The host's
+//!   `network_delay_ms` (`sojourn --network-delay-ms`, whole milliseconds)
+//!   is not used: the delay is this policy's `network_delay_us`.
+//! - **Many independent schedulers**: a job's probes go to nodes drawn with
+//!   the core's seeded `Rng`, knowing nothing of their load (H3).
+//! - **The central scheduler** ([`central`], H5): the waiting time of a
+//!   node is the estimates of the central tasks queued there plus the
+//!   remaining estimate of the central task it runs (+2d while it runs one,
+//!   as the authors' simulator); each task of a long job goes to the node
+//!   with the least, ties to the lowest id. It learns of a finish at once.
+//! - **Stealing** (H6, H7): when a node's slot frees (a task finished or a
+//!   get-task came back empty) and its queue is empty, it contacts up to
+//!   `steal_attempts` random general-partition nodes and takes, from the
+//!   first that has some, the first consecutive run of short probes queued
+//!   behind a long entry. Stealing costs nothing (§1.5).
+//! - **No lost probe**: every outstanding task of a req is covered by a live
+//!   entry (in flight, queued or in a get-task). When new tasks appear
+//!   (a job's first ask, its next phase) or entries are lost (a node left,
+//!   a container was refused), the req is topped up: `ceil(d × deficit)` new
+//!   probes, or `deficit` central placements.
+//!
+//! # Decisions where the thesis is silent (delgado.md §6)
+//! - §6.3 probe targets: with replacement (the authors' simulator);
+//!   `sampling=distinct` draws distinct nodes while there are enough.
+//! - §6.4 stealing: any idle node steals; victims uniform over the general
+//!   partition, with replacement (the thief may draw itself); 10 attempts;
+//!   no cap on the run (`steal_limit`); only on the busy→idle transition.
+//!   H7's "running a short task" is read as "not running a long one": a
+//!   victim that is idle or in a get-task keeps its leading short probes.
+//! - §6.21 the split cluster does not steal.
+//! - An ask without an estimate is short (`unknown_estimate=long` makes it
+//!   long). A short partition of every node leaves long jobs the whole
+//!   cluster, and a split cluster without a short partition probes
+//!   everywhere. The partition is the lowest node ids, recomputed when nodes
+//!   come or go.
+//! - Every get-task costs the round trip, for central tasks too (H4 pops
+//!   "the head entry", whatever it is).
+//! - YARN's AMs (the thesis has none): AM asks are probed like tasks, but
+//!   AM containers may hold at most `max_am_share` of the slots; beyond it
+//!   an AM entry at a queue's head lets the first non-AM entry behind it go
+//!   first. Without the cap, probes admit AMs in arrival order until AMs
+//!   fill the cluster and no task can run.
+//! - Only nodes whose capacity, label and strict locality allow an ask are
+//!   probed for it; with the traces' identical nodes that is every node.
+//!
+//! # Metrics (Table 3.2's columns)
+//! `probes_sent`, `probes_behind_long` (a short probe that reached a node
+//! running or holding a long task), `short_after_long` (such a probe that
+//! got its task where it waited, i.e. was not stolen), `steals`,
+//! `rescheduled_probes` (probes moved by stealing), `probes_dropped` (a
+//! get-task that found no task left), `central_placed`, `short_tasks`,
+//! `long_tasks`, and the distributions `queue_delay_ms`,
+//! `queue_delay_short_ms`, `queue_delay_long_ms` (arrival at the first node
+//! queue to the head of a queue, per started task).
+
+mod central;
+mod config;
+mod queues;
+
+#[cfg(test)]
+mod props;
+#[cfg(test)]
+mod tests;
+
+pub use config::{Central, Config, HAWK, LWL, SPARROW, SPLIT};
+use sojourn_core::{
+    AppId, Ask, Cluster, ContainerId, Ctx, Decision, Event, NodeId, Params, Policy, Priority, Resources, Result, Time,
+    TimerTable,
+};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+pub fn build_hawk(p: &Params) -> Result<Box<dyn Policy>> {
+    Ok(Box::new(Hawk::new("hawk", Config::from_params(p)?)))
+}
+pub fn build_sparrow(p: &Params) -> Result<Box<dyn Policy>> {
+    Ok(Box::new(Hawk::new("sparrow", Config::from_params(p)?)))
+}
+pub fn build_lwl(p: &Params) -> Result<Box<dyn Policy>> {
+    Ok(Box::new(Hawk::new("lwl", Config::from_params(p)?)))
+}
+pub fn build_split(p: &Params) -> Result<Box<dyn Policy>> {
+    Ok(Box::new(Hawk::new("split", Config::from_params(p)?)))
+}
+
+/// One ask of a job: what is probed for or placed.
+pub type Req = (AppId, Priority);
+
+/// A node queue's entry.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub req: Req,
+    pub long: bool,
+    /// A late-bound probe; `false`: a task the central scheduler placed here.
+    pub probe: bool,
+    pub est_us: u64,
+    /// When it reached its first node queue (µs).
+    pub arrived_us: u64,
+    /// When it reached the head of a queue (µs).
+    pub head_us: u64,
+    /// A short probe that waited behind a long task (Table 3.2).
+    pub behind_long: bool,
+}
+
+/// What the policy keeps about a node.
+#[derive(Clone, Debug, Default)]
+pub struct NodeState {
+    pub queue: VecDeque<Entry>,
+    /// Long entries in `queue`.
+    pub queued_long: u32,
+    /// Get-tasks in flight, and what they hold of the node.
+    pub fetching: u32,
+    pub held: Resources,
+    pub running_long: u32,
+    pub running_short: u32,
+    /// Estimates of the central tasks placed here and not yet started (µs).
+    pub central_work_us: u64,
+    /// In the short partition.
+    pub short: bool,
+    /// Which registration of the node this is: what was sent to an earlier
+    /// one (before the node left and came back) is lost.
+    pub epoch: u64,
+}
+
+/// One of the policy's containers.
+#[derive(Clone, Debug)]
+pub struct Run {
+    pub node: NodeId,
+    pub long: bool,
+    /// Placed by the central scheduler (its waiting times count it).
+    pub central: bool,
+    /// An AM container.
+    pub am: bool,
+    pub est_us: u64,
+    pub start_us: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct ReqState {
+    pub long: bool,
+    /// Entries in flight, queued or in a get-task.
+    pub live: u32,
+}
+
+/// What a timer stands for.
+#[derive(Clone, Debug)]
+pub enum Pending {
+    /// A probe or a central task on its way to `node` (registration `epoch`).
+    Arrive { node: NodeId, epoch: u64, entry: Entry },
+    /// `node`'s get-task for `entry` comes back; `hold` is set aside till then.
+    Fetched { node: NodeId, epoch: u64, entry: Entry, hold: Resources, am: bool },
+}
+
+/// A typed wake-up: the exact time (µs) and a sequence number naming the
+/// [`Pending`] it stands for. Timers fire in (ms, µs, sequence) order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Wake {
+    pub due_us: u64,
+    pub seq: u64,
+}
+
+pub struct Hawk {
+    name: &'static str,
+    pub(crate) cfg: Config,
+    pub(crate) nodes: BTreeMap<NodeId, NodeState>,
+    /// Live nodes by id, and the two partitions (§1.3).
+    pub(crate) all: Vec<NodeId>,
+    pub(crate) general: Vec<NodeId>,
+    pub(crate) short: Vec<NodeId>,
+    /// Componentwise smallest node capacity (an ask within it fits anywhere).
+    min_capacity: Resources,
+    /// Tasks the cluster can run at once (a node's vcores, at least one):
+    /// the most tasks of one req covered by entries at a time.
+    window: u32,
+    layout_stale: bool,
+    pub(crate) reqs: BTreeMap<Req, ReqState>,
+    /// Reqs with fewer live entries than outstanding tasks that could not be
+    /// topped up (no node can hold them, or a get-task was refused): retried
+    /// at the next scheduling opportunity.
+    starved: BTreeSet<Req>,
+    /// Reqs above the window that started a task: topped up before the
+    /// call returns (each started task used a slot, so this ends).
+    refill: BTreeSet<Req>,
+    pub(crate) running: BTreeMap<ContainerId, Run>,
+    pending: BTreeMap<u64, Pending>,
+    pub(crate) timers: TimerTable<Wake>,
+    /// AM containers running, and AM get-tasks in flight (`max_am_share`).
+    pub(crate) ams: u32,
+    /// Nodes whose queue waits for an AM to end (`max_am_share`).
+    pub(crate) am_blocked: BTreeSet<NodeId>,
+    seq: u64,
+    epochs: u64,
+}
+
+fn us(t: Time) -> u64 {
+    t.ms().saturating_mul(1000)
+}
+
+impl Hawk {
+    pub fn new(name: &'static str, cfg: Config) -> Hawk {
+        Hawk {
+            name,
+            cfg,
+            nodes: BTreeMap::new(),
+            all: Vec::new(),
+            general: Vec::new(),
+            short: Vec::new(),
+            min_capacity: Resources::ZERO,
+            window: 0,
+            layout_stale: true,
+            reqs: BTreeMap::new(),
+            starved: BTreeSet::new(),
+            refill: BTreeSet::new(),
+            running: BTreeMap::new(),
+            pending: BTreeMap::new(),
+            timers: TimerTable::new(),
+            ams: 0,
+            am_blocked: BTreeSet::new(),
+            seq: 0,
+            epochs: 0,
+        }
+    }
+
+    /// H1: long iff the estimate is above the cutoff.
+    fn is_long(&self, ask: &Ask) -> bool {
+        match ask.est_task_ms {
+            Some(ms) => ms.saturating_mul(1000) > self.cfg.cutoff_us,
+            None => self.cfg.unknown_is_long,
+        }
+    }
+
+    /// Whether the central scheduler places a req of this class.
+    pub(crate) fn central_places(&self, long: bool) -> bool {
+        match self.cfg.central {
+            Central::Long => long,
+            Central::All => true,
+            Central::None => false,
+        }
+    }
+
+    /// H2: the short partition is the lowest `floor(pct · N)` node ids.
+    pub(crate) fn layout(&mut self, cluster: &Cluster) {
+        if !self.layout_stale {
+            return;
+        }
+        self.layout_stale = false;
+        self.all = self.nodes.keys().copied().collect();
+        let n_short = ((self.cfg.short_partition_pct / 100.0) * self.all.len() as f64).floor() as usize;
+        let n_short = n_short.min(self.all.len());
+        self.short = self.all[..n_short].to_vec();
+        self.general = self.all[n_short..].to_vec();
+        for (i, (_, st)) in self.nodes.iter_mut().enumerate() {
+            st.short = i < n_short;
+        }
+        let mut min: Option<Resources> = None;
+        let mut window: u32 = 0;
+        for id in &self.all {
+            if let Some(n) = cluster.node(*id) {
+                min = Some(min.map_or(n.capacity, |m| m.min(&n.capacity)));
+                window = window.saturating_add(n.capacity.vcores.max(1));
+            }
+        }
+        self.min_capacity = min.unwrap_or(Resources::ZERO);
+        self.window = window;
+    }
+
+    /// Outstanding tasks of a req, and its ask.
+    fn ask_of(cluster: &Cluster, req: Req) -> Option<&sojourn_core::AskState> {
+        cluster.app(req.0).and_then(|a| a.asks.get(&req.1))
+    }
+
+    /// The tasks of a req that must be covered by live entries: all of
+    /// them, up to what the cluster can run at once (an ask of 2^31
+    /// containers costs entries for the cluster's slots, not for its
+    /// count; the rest are covered as tasks start).
+    pub(crate) fn to_cover(&self, outstanding: u32) -> u32 {
+        outstanding.min(self.window)
+    }
+
+    /// Reqs with fewer live entries than tasks to cover (none, unless no
+    /// node can hold them): what the property tests check.
+    pub fn uncovered(&self, cluster: &Cluster) -> Vec<Req> {
+        self.reqs
+            .iter()
+            .filter(|(r, st)| Self::ask_of(cluster, **r).is_some_and(|a| self.to_cover(a.outstanding) > st.live))
+            .map(|(r, _)| *r)
+            .collect()
+    }
+
+    /// Entries queued at nodes, in flight or in a get-task.
+    pub fn entries(&self) -> usize {
+        self.nodes.values().map(|n| n.queue.len()).sum::<usize>() + self.pending.len()
+    }
+
+    /// Makes up for a req's missing entries (module doc, "No lost probe").
+    fn top_up(&mut self, ctx: &mut Ctx<'_>, req: Req, at_us: u64) {
+        let Some(st) = self.reqs.get(&req) else { return };
+        let (long, live) = (st.long, st.live);
+        let Some((outstanding, est_us)) = Self::ask_of(ctx.cluster(), req)
+            .map(|a| (a.outstanding, a.ask.est_task_ms.unwrap_or(0).saturating_mul(1000)))
+        else {
+            self.starved.remove(&req);
+            return;
+        };
+        self.layout(ctx.cluster());
+        if outstanding > 0 && self.all.is_empty() {
+            // no node: wait for one
+            self.starved.insert(req);
+            return;
+        }
+        let cover = self.to_cover(outstanding);
+        if live >= cover {
+            self.starved.remove(&req);
+            return;
+        }
+        let deficit = cover - live;
+        let sent = if self.central_places(long) {
+            self.place_central(ctx, req, long, deficit, est_us, at_us)
+        } else {
+            let n = (self.cfg.probe_ratio * deficit as f64).ceil().min(u32::MAX as f64) as u32;
+            self.send_probes(ctx, req, long, n, est_us, at_us)
+        };
+        // (a req that started tasks while being topped up may be starved
+        // again already: it stays so)
+        if sent == 0 {
+            self.starved.insert(req);
+        }
+    }
+
+    /// At the end of every call from the core: retries every starved req
+    /// once, then tops up the reqs that started tasks until none is short,
+    /// so a req is covered when the call returns (without recursion), and
+    /// lets the queues held up by the AM share go on once it has room.
+    fn settle(&mut self, ctx: &mut Ctx<'_>) {
+        let now = us(ctx.now);
+        for req in std::mem::take(&mut self.starved) {
+            self.top_up(ctx, req, now);
+        }
+        // (each round starts tasks or AMs, which use slots, or unblocks no
+        // node: it ends)
+        loop {
+            while !self.refill.is_empty() {
+                for req in std::mem::take(&mut self.refill) {
+                    self.top_up(ctx, req, now);
+                }
+            }
+            if self.ams >= self.am_cap() || self.am_blocked.is_empty() {
+                break;
+            }
+            for node in std::mem::take(&mut self.am_blocked) {
+                self.serve(ctx, node, now, false);
+            }
+        }
+    }
+
+    /// An entry that will never be served (its node left): the req's live
+    /// count drops, and the caller tops the req up.
+    fn lose(&mut self, entry: &Entry) {
+        if let Some(st) = self.reqs.get_mut(&entry.req) {
+            st.live = st.live.saturating_sub(1);
+        }
+    }
+
+    /// Forgets containers the mirror no longer has (a node or an app went);
+    /// returns the nodes that got room.
+    fn sweep(&mut self, cluster: &Cluster) -> Vec<NodeId> {
+        let gone: Vec<ContainerId> = self.running.keys().copied().filter(|c| cluster.container(*c).is_none()).collect();
+        let mut freed = BTreeSet::new();
+        for c in gone {
+            if let Some(run) = self.forget(c) {
+                freed.insert(run.node);
+            }
+        }
+        freed.into_iter().collect()
+    }
+
+    /// Removes one of the policy's containers from its books.
+    fn forget(&mut self, c: ContainerId) -> Option<Run> {
+        let run = self.running.remove(&c)?;
+        if run.am {
+            self.ams = self.ams.saturating_sub(1);
+        }
+        if let Some(ns) = self.nodes.get_mut(&run.node) {
+            if run.long {
+                ns.running_long = ns.running_long.saturating_sub(1);
+            } else {
+                ns.running_short = ns.running_short.saturating_sub(1);
+            }
+        }
+        Some(run)
+    }
+
+    /// Sets a wake-up for `p` at `due_us`.
+    fn after(&mut self, ctx: &Ctx<'_>, due_us: u64, p: Pending) {
+        self.seq += 1;
+        self.pending.insert(self.seq, p);
+        let at = Time(due_us.div_ceil(1000));
+        self.timers.set(ctx.now, at, Wake { due_us, seq: self.seq });
+    }
+}
+
+impl Policy for Hawk {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn on_event(&mut self, ctx: &mut Ctx<'_>, event: &Event) {
+        let now = us(ctx.now);
+        match event {
+            Event::NodeAdded(spec) => {
+                self.epochs += 1;
+                self.nodes.insert(spec.node, NodeState { epoch: self.epochs, ..NodeState::default() });
+                self.layout_stale = true;
+                // the window grew: reqs above it get more entries
+                self.refill.extend(self.reqs.keys().copied());
+            }
+            Event::NodeResourceUpdated { .. } => {
+                self.layout_stale = true;
+                self.refill.extend(self.reqs.keys().copied());
+            }
+            Event::NodeRemoved { node } => {
+                self.layout_stale = true;
+                let mut lost = BTreeSet::new();
+                if let Some(ns) = self.nodes.remove(node) {
+                    for e in &ns.queue {
+                        self.lose(e);
+                        lost.insert(e.req);
+                    }
+                }
+                self.sweep(ctx.cluster());
+                for req in lost {
+                    self.top_up(ctx, req, now);
+                }
+            }
+            Event::AsksUpdated { app, asks } => {
+                for ask in asks {
+                    let req = (*app, ask.priority);
+                    let long = self.is_long(ask);
+                    self.reqs.entry(req).or_insert(ReqState { long, live: 0 });
+                    self.top_up(ctx, req, now);
+                }
+            }
+            Event::AppRemoved { app } => {
+                let reqs: Vec<Req> =
+                    self.reqs.range((*app, Priority(0))..=(*app, Priority(u32::MAX))).map(|(r, _)| *r).collect();
+                for r in reqs {
+                    self.reqs.remove(&r);
+                    self.starved.remove(&r);
+                }
+                for node in self.sweep(ctx.cluster()) {
+                    self.serve(ctx, node, now, true);
+                }
+            }
+            Event::ContainerCompleted { container, .. } => {
+                if let Some(run) = self.forget(*container) {
+                    self.serve(ctx, run.node, now, true);
+                }
+            }
+            Event::Rejected { decision: Decision::Allocate { container, app, priority, node, .. }, .. } => {
+                self.forget(*container);
+                self.top_up(ctx, (*app, *priority), now);
+                self.serve(ctx, *node, now, true);
+            }
+            _ => {}
+        }
+        self.settle(ctx);
+    }
+
+    /// Nodes serve their queues as things happen (arrivals, finishes,
+    /// get-task answers); a heartbeat only retries what is starved and lets
+    /// the node look at its queue again.
+    fn on_node_heartbeat(&mut self, ctx: &mut Ctx<'_>, node: NodeId) {
+        let now = us(ctx.now);
+        self.serve(ctx, node, now, false);
+        self.settle(ctx);
+    }
+
+    fn on_schedule(&mut self, ctx: &mut Ctx<'_>) {
+        self.settle(ctx);
+    }
+
+    fn next_wake(&self) -> Option<Time> {
+        self.timers.next()
+    }
+
+    fn on_wake(&mut self, ctx: &mut Ctx<'_>) {
+        while let Some(w) = self.timers.pop_due(ctx.now) {
+            match self.pending.remove(&w.seq) {
+                Some(Pending::Arrive { node, epoch, entry }) => {
+                    if self.nodes.get(&node).is_some_and(|n| n.epoch == epoch) {
+                        self.arrive(ctx, node, entry, w.due_us);
+                    } else {
+                        self.lose(&entry);
+                        self.top_up(ctx, entry.req, w.due_us);
+                    }
+                }
+                Some(Pending::Fetched { node, epoch, entry, hold, am }) => {
+                    if self.nodes.get(&node).is_some_and(|n| n.epoch == epoch) {
+                        let freed = self.fetched(ctx, node, entry, hold, am, w.due_us);
+                        self.serve(ctx, node, w.due_us, freed);
+                    } else {
+                        // the node left while asking
+                        if am {
+                            self.ams = self.ams.saturating_sub(1);
+                        }
+                        self.lose(&entry);
+                        self.top_up(ctx, entry.req, w.due_us);
+                    }
+                }
+                None => {}
+            }
+        }
+        self.settle(ctx);
+    }
+
+    fn describe(&self, _cluster: &Cluster, _now: Time) -> serde_json::Value {
+        serde_json::json!({
+            "policy": self.name,
+            "nodes": self.nodes.len(),
+            "short_partition": self.short.len(),
+            "queued": self.nodes.values().map(|n| n.queue.len()).sum::<usize>(),
+            "in_flight": self.pending.len(),
+            "running": self.running.len(),
+            "starved": self.starved.iter().map(|(a, p)| format!("{a}/{p}")).collect::<Vec<_>>(),
+        })
+    }
+}

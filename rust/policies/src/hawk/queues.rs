@@ -1,0 +1,349 @@
+//! The distributed half (delgado.md §1.4, §1.5; H3, H4, H6, H7): batch
+//! probing, the node queues with late binding, and randomized stealing.
+
+use super::{Entry, Hawk, Pending, Req, Run};
+use sojourn_core::{Cluster, Ctx, NodeId, Phase, Refusal, Resources, Rng};
+
+impl Hawk {
+    /// How many AM containers (running or being fetched) `max_am_share`
+    /// allows: at least one.
+    pub(crate) fn am_cap(&self) -> u32 {
+        ((self.cfg.max_am_share * self.window as f64).floor() as u32).max(1)
+    }
+}
+
+/// What a get-task holds of a node when its job has nothing left to give:
+/// the slot (one vcore) for the round trip.
+const NO_TASK_HOLD: Resources = Resources::new(0, 1);
+
+impl Hawk {
+    /// Whether a node could ever serve a req: capacity, label, strict
+    /// locality.
+    fn can_host(cluster: &Cluster, req: Req, node: NodeId) -> bool {
+        let (Some(n), Some(a)) = (cluster.node(node), Self::ask_of(cluster, req)) else { return false };
+        a.ask.capability.fits_in(&n.capacity)
+            && n.has_label(a.ask.label.as_deref())
+            && (a.ask.relax_locality || a.ask.locality.is_empty() || cluster.locality_level(&a.ask, n) < 2)
+    }
+
+    /// The nodes a req may be sent to: `pool`, less those that cannot host
+    /// it (a copy only when some cannot).
+    pub(crate) fn hosts(&self, cluster: &Cluster, req: Req, pool: &[NodeId]) -> Vec<NodeId> {
+        let plain = Self::ask_of(cluster, req).is_some_and(|a| {
+            a.ask.capability.fits_in(&self.min_capacity)
+                && a.ask.label.is_none()
+                && (a.ask.relax_locality || a.ask.locality.is_empty())
+        });
+        if plain {
+            pool.to_vec()
+        } else {
+            pool.iter().copied().filter(|n| Self::can_host(cluster, req, *n)).collect()
+        }
+    }
+
+    /// The pool a req's probes are drawn from (H3; split cluster, no-central
+    /// ablation of §1.8).
+    fn probe_pool(&self, long: bool) -> &[NodeId] {
+        let pick = if long {
+            &self.general
+        } else if self.cfg.short_in_partition {
+            &self.short
+        } else {
+            &self.all
+        };
+        if pick.is_empty() {
+            &self.all
+        } else {
+            pick
+        }
+    }
+
+    /// H3: `n` probes for `req` to random nodes; returns how many were sent.
+    pub(crate) fn send_probes(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        req: Req,
+        long: bool,
+        n: u32,
+        est_us: u64,
+        at_us: u64,
+    ) -> u32 {
+        let hosts = self.hosts(ctx.cluster(), req, self.probe_pool(long));
+        if hosts.is_empty() || n == 0 {
+            return 0;
+        }
+        let targets = draw(ctx.rng, &hosts, n as usize, self.cfg.distinct);
+        if let Some(st) = self.reqs.get_mut(&req) {
+            st.live = st.live.saturating_add(n);
+        }
+        ctx.metrics.count("probes_sent", n as u64);
+        for node in targets {
+            let entry = Entry { req, long, probe: true, est_us, arrived_us: 0, head_us: 0, behind_long: false };
+            self.send(ctx, node, entry, at_us);
+        }
+        n
+    }
+
+    /// An entry leaves for `node`, arriving after d.
+    pub(crate) fn send(&mut self, ctx: &mut Ctx<'_>, node: NodeId, entry: Entry, at_us: u64) {
+        if self.cfg.delay_us == 0 {
+            self.arrive(ctx, node, entry, at_us);
+        } else {
+            let epoch = self.nodes.get(&node).map_or(0, |n| n.epoch);
+            self.after(ctx, at_us + self.cfg.delay_us, Pending::Arrive { node, epoch, entry });
+        }
+    }
+
+    /// An entry reaches `node`'s queue (FIFO, §1.1).
+    pub(crate) fn arrive(&mut self, ctx: &mut Ctx<'_>, node: NodeId, mut entry: Entry, at_us: u64) {
+        let Some(ns) = self.nodes.get_mut(&node) else {
+            self.lose(&entry);
+            self.top_up(ctx, entry.req, at_us);
+            return;
+        };
+        entry.arrived_us = at_us;
+        if entry.probe && !entry.long && (ns.running_long > 0 || ns.queued_long > 0) {
+            entry.behind_long = true;
+            ctx.metrics.count("probes_behind_long", 1);
+        }
+        if entry.long {
+            ns.queued_long += 1;
+        }
+        ns.queue.push_back(entry);
+        self.serve(ctx, node, at_us, false);
+    }
+
+    /// H4: while the head entry's container fits, pop it and ask its job's
+    /// scheduler for a task (a round trip of 2d, the container's size set
+    /// aside meanwhile). `freed`: a slot just freed, so an empty queue
+    /// steals (H6).
+    pub(crate) fn serve(&mut self, ctx: &mut Ctx<'_>, node: NodeId, at_us: u64, freed: bool) {
+        let mut may_steal = freed && self.cfg.steal_attempts > 0;
+        loop {
+            let cluster = ctx.cluster();
+            let (Some(ns), Some(n)) = (self.nodes.get(&node), cluster.node(node)) else { return };
+            let Some(first) = ns.queue.front() else {
+                if may_steal && ns.fetching == 0 && self.steal(ctx, node) {
+                    may_steal = false;
+                    continue;
+                }
+                return;
+            };
+            let is_am = |e: &Entry| Self::ask_of(cluster, e.req).is_some_and(|a| a.ask.phase == Phase::Am);
+            // the first entry that may start: past AM entries while AMs hold their share
+            let at = if is_am(first) && self.ams >= self.am_cap() {
+                match ns.queue.iter().position(|e| !is_am(e)) {
+                    Some(i) => i,
+                    None => {
+                        self.am_blocked.insert(node);
+                        return;
+                    }
+                }
+            } else {
+                0
+            };
+            let head = &ns.queue[at];
+            let am = is_am(head);
+            let need = match Self::ask_of(cluster, head.req) {
+                Some(a) if a.outstanding > 0 => a.ask.capability,
+                _ => NO_TASK_HOLD,
+            };
+            if !need.fits_in(&n.capacity) {
+                // Only after an ask grew or a steal across node sizes: this
+                // node can never run it; the req is topped up elsewhere.
+                let Some(ns) = self.nodes.get_mut(&node) else { return };
+                let Some(e) = ns.queue.remove(at) else { return };
+                if e.long {
+                    ns.queued_long = ns.queued_long.saturating_sub(1);
+                }
+                if !e.probe {
+                    ns.central_work_us = ns.central_work_us.saturating_sub(e.est_us);
+                }
+                self.lose(&e);
+                self.starved.insert(e.req);
+                continue;
+            }
+            if !need.fits_in(&n.available().saturating_sub(&ns.held)) {
+                return;
+            }
+            let Some(ns) = self.nodes.get_mut(&node) else { return };
+            let Some(mut e) = ns.queue.remove(at) else { return };
+            if e.long {
+                ns.queued_long = ns.queued_long.saturating_sub(1);
+            }
+            if am {
+                self.ams += 1;
+            }
+            let Some(ns) = self.nodes.get_mut(&node) else { return };
+            ns.fetching += 1;
+            ns.held += need;
+            let epoch = ns.epoch;
+            e.head_us = at_us;
+            if self.cfg.delay_us == 0 {
+                // (inside the loop, not through `serve` again: no recursion)
+                if self.fetched(ctx, node, e, need, am, at_us) {
+                    may_steal = self.cfg.steal_attempts > 0;
+                }
+            } else {
+                self.after(
+                    ctx,
+                    at_us + 2 * self.cfg.delay_us,
+                    Pending::Fetched { node, epoch, entry: e, hold: need, am },
+                );
+            }
+        }
+    }
+
+    /// The job's scheduler answers `node`'s get-task (H4 step 3): a task if
+    /// it has one left, else nothing. Returns whether the slot is free again
+    /// at once (nothing was started).
+    pub(crate) fn fetched(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        node: NodeId,
+        e: Entry,
+        hold: Resources,
+        am: bool,
+        at_us: u64,
+    ) -> bool {
+        if let Some(st) = self.reqs.get_mut(&e.req) {
+            st.live = st.live.saturating_sub(1);
+        }
+        // an AM get-task counts against the share until it is answered; a
+        // started AM then counts while it runs
+        if am {
+            self.ams = self.ams.saturating_sub(1);
+        }
+        let Some(ns) = self.nodes.get_mut(&node) else {
+            self.top_up(ctx, e.req, at_us);
+            return false;
+        };
+        ns.fetching = ns.fetching.saturating_sub(1);
+        ns.held = ns.held.saturating_sub(&hold);
+        if !e.probe {
+            ns.central_work_us = ns.central_work_us.saturating_sub(e.est_us);
+        }
+        let (app, prio) = e.req;
+        match ctx.cluster().can_allocate(app, prio, node) {
+            Ok(()) => {
+                let Ok(container) = ctx.allocate(app, prio, node) else {
+                    self.starved.insert(e.req);
+                    return true;
+                };
+                if am {
+                    self.ams += 1;
+                }
+                let run = Run { node, long: e.long, central: !e.probe, am, est_us: e.est_us, start_us: at_us };
+                if let Some(ns) = self.nodes.get_mut(&node) {
+                    if e.long {
+                        ns.running_long += 1;
+                    } else {
+                        ns.running_short += 1;
+                    }
+                }
+                self.running.insert(container, run);
+                // a req above the window gets its next entries as tasks start
+                let live = self.reqs.get(&e.req).map_or(u32::MAX, |r| r.live);
+                if Self::ask_of(ctx.cluster(), e.req).is_some_and(|a| self.to_cover(a.outstanding) > live) {
+                    self.refill.insert(e.req);
+                }
+                let wait_ms = e.head_us.saturating_sub(e.arrived_us) as f64 / 1000.0;
+                ctx.metrics.observe("queue_delay_ms", wait_ms);
+                if e.long {
+                    ctx.metrics.count("long_tasks", 1);
+                    ctx.metrics.observe("queue_delay_long_ms", wait_ms);
+                } else {
+                    ctx.metrics.count("short_tasks", 1);
+                    ctx.metrics.observe("queue_delay_short_ms", wait_ms);
+                    if e.behind_long {
+                        ctx.metrics.count("short_after_long", 1);
+                    }
+                }
+                false
+            }
+            Err(Refusal::NoAsk | Refusal::UnknownApp) => {
+                // late binding's "cancel": the job has no task left here
+                ctx.metrics.count("probes_dropped", 1);
+                true
+            }
+            Err(_) => {
+                // the ask changed under the get-task: try again elsewhere at
+                // the next scheduling opportunity
+                self.starved.insert(e.req);
+                true
+            }
+        }
+    }
+
+    /// H6: up to `steal_attempts` random general-partition victims; the
+    /// first with a stealable run gives it to `thief`. Returns whether
+    /// anything was stolen.
+    fn steal(&mut self, ctx: &mut Ctx<'_>, thief: NodeId) -> bool {
+        self.layout(ctx.cluster());
+        if self.general.is_empty() {
+            return false;
+        }
+        for _ in 0..self.cfg.steal_attempts {
+            let victim = self.general[ctx.rng.below(self.general.len() as u64) as usize];
+            let taken = self.steal_from(victim);
+            if taken.is_empty() {
+                continue;
+            }
+            ctx.metrics.count("steals", 1);
+            ctx.metrics.count("rescheduled_probes", taken.len() as u64);
+            if let Some(ns) = self.nodes.get_mut(&thief) {
+                for mut e in taken {
+                    e.behind_long = false;
+                    ns.queue.push_back(e);
+                }
+            }
+            return true;
+        }
+        false
+    }
+
+    /// H7 (Fig 2.3): the first consecutive run of short probes after a long
+    /// entry in `victim`'s queue, or after the long task it runs.
+    pub(crate) fn steal_from(&mut self, victim: NodeId) -> Vec<Entry> {
+        let limit = self.cfg.steal_limit as usize;
+        let Some(ns) = self.nodes.get_mut(&victim) else { return Vec::new() };
+        let q = &ns.queue;
+        let mut i = 0;
+        if ns.running_long == 0 {
+            while i < q.len() && !q[i].long {
+                i += 1;
+            }
+        }
+        while i < q.len() && q[i].long {
+            i += 1;
+        }
+        let start = i;
+        while i < q.len() && !q[i].long && q[i].probe && (limit == 0 || i - start < limit) {
+            i += 1;
+        }
+        ns.queue.drain(start..i).collect()
+    }
+}
+
+/// `n` targets from `pool` (non-empty): with replacement, or distinct nodes
+/// while there are enough (every node once per full round, §6.3).
+pub(crate) fn draw(rng: &mut Rng, pool: &[NodeId], n: usize, distinct: bool) -> Vec<NodeId> {
+    let len = pool.len() as u64;
+    if !distinct {
+        return (0..n).map(|_| pool[rng.below(len) as usize]).collect();
+    }
+    let mut out = Vec::with_capacity(n);
+    let mut left = n;
+    while left > 0 {
+        let k = left.min(pool.len());
+        let mut copy = pool.to_vec();
+        // partial Fisher-Yates: the first k are a uniform distinct sample
+        for i in 0..k {
+            let j = i + rng.below((copy.len() - i) as u64) as usize;
+            copy.swap(i, j);
+        }
+        out.extend_from_slice(&copy[..k]);
+        left -= k;
+    }
+    out
+}
