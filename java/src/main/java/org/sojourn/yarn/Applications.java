@@ -128,7 +128,13 @@ final class Applications {
     if (transferState) {
       // Work-preserving AM restart: the previous attempt's running containers
       // now belong to this one. The core dropped them with the old attempt.
+      // One the agent holds suspended comes back running, as after an RM
+      // restart: the policies that suspend (hfsp, kairos) only ever resume
+      // containers they placed themselves, so one handed to the core as
+      // suspended would stay paused for good (its node over-commits on vcores
+      // until enough of its containers end instead).
       for (RMContainer c : attempt.getLiveContainers()) {
+        suspensions.release(c);
         recoverInCore(c, attempt);
       }
     }
