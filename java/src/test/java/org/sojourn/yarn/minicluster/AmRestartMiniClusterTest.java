@@ -43,7 +43,9 @@ import org.sojourn.yarn.nm.SuspendingContainerExecutor;
 
 /**
  * A work-preserving AM restart ({@code keep-containers-across-application-attempts})
- * with a real NodeManager, under fair and then hfsp (issue 13).
+ * with a real NodeManager (5 vcores), under kairos, fair, hfsp and fifo in
+ * turn (one cluster; an RM restart switches the policy), first under kairos
+ * with a kept task suspended when the AM dies ({@link #suspendedRound}) (issue 13).
  *
  * <p>The AM: a managed AM, so YARN runs a real AM container and starts a new
  * attempt when it dies (YARN never retries an unmanaged AM). Its process is a
