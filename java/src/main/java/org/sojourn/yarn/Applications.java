@@ -128,6 +128,7 @@ final class Applications {
     if (transferState) {
       // Work-preserving AM restart: the previous attempt's running containers
       // now belong to this one. The core dropped them with the old attempt.
+      // (One the agent holds suspended comes back running: recoverInCore.)
       for (RMContainer c : attempt.getLiveContainers()) {
         recoverInCore(c, attempt);
       }
@@ -189,7 +190,15 @@ final class Applications {
   /**
    * Gives the core a live container of {@code a} it does not hold, under the
    * core id the shim already maps it to or a new one past every id the core
-   * has used. Its phase comes from its priority; suspended if the agent holds it so.
+   * has used. Its phase comes from its priority.
+   *
+   * <p>It always goes as running. One the agent holds suspended (kept by a
+   * restarted AM, or re-sent to a rebuilt core; after an RM restart the list
+   * is empty anyway) is taken off the list, and the agent continues it: the
+   * policies that suspend (hfsp, kairos) resume only containers they placed
+   * themselves, so one handed to the core as suspended stayed paused for
+   * good. Its node may then hold more vcores than it has, in YARN's books and
+   * the core, until enough of its containers end (as after an RM restart).
    */
   void recoverInCore(RMContainer rmc, SojournAppAttempt a) {
     ContainerId id = rmc.getContainerId();
@@ -201,8 +210,9 @@ final class Applications {
     long cid = ids.recoveredId(rmc);
     int prio = rmc.getAllocatedSchedulerKey().getPriority().getPriority();
     String phase = rmc.isAMContainer() ? "am" : asks.phaseOf(a, prio);
+    suspensions.release(rmc);
     pending.add(Protocol.containerRecovered(cid, a.coreId(), node, prio, rmc.getAllocatedResource(), phase,
-        suspensions.isSuspended(id)));
+        false));
     recovered.incrementAndGet();
     LOG.info("sojourn: {} of {} on {} goes to the core as container {} (recovered)", id,
         a.getApplicationAttemptId(), rmc.getAllocatedNode(), cid);

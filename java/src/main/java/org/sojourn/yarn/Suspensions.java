@@ -162,15 +162,30 @@ final class Suspensions {
     return Protocol.Refused.retry("container " + id + " is not suspended");
   }
 
+  /**
+   * Takes {@code rmc} off the list without a decision of the core, because
+   * the core is told of it afresh as running (a work-preserving AM restart
+   * keeps it under a new attempt, or the core is rebuilt); the agent
+   * continues it at its next poll. Counted as a resume. Returns whether it
+   * was listed.
+   */
+  boolean release(RMContainer rmc) {
+    if (suspended.remove(rmc.getContainerId()) == null) {
+      return false;
+    }
+    resumes.incrementAndGet();
+    LOG.info("sojourn: {} on {} was suspended and goes to the core afresh (a new attempt keeps it, or the core "
+        + "is rebuilt), so it runs again: the agent continues it; its node may hold more vcores than it has "
+        + "until containers end",
+        rmc.getContainerId(), rmc.getAllocatedNode());
+    return true;
+  }
+
   /** A container ended: it leaves the list. */
   void completed(ContainerId id, RMContainerEventType event) {
     if (suspended.remove(id) != null) {
       LOG.info("sojourn: suspended container {} completed ({})", id, event);
     }
-  }
-
-  boolean isSuspended(ContainerId id) {
-    return suspended.containsKey(id);
   }
 
   /**

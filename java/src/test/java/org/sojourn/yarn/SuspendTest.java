@@ -207,6 +207,54 @@ public class SuspendTest extends SojournTestBase {
     assertTrue(loggedLine("INFO sojourn: resuming " + victim));
   }
 
+  /**
+   * A core rebuilt (after a panic) while the agent holds a container
+   * suspended: the container comes back running (off the list, resumed by
+   * the agent), as after an AM or RM restart. Before, it was re-sent to the
+   * new core as suspended, and hfsp (as kairos) resumes only containers it
+   * placed: with a vcore free again it stayed listed, paused for good.
+   */
+  @Test(timeout = 60000)
+  public void aCoreRebuiltWhileAContainerIsSuspendedRunsItAgain() throws Exception {
+    start(hfspSuspend("agent"));
+    MockNM nm = rm.registerNode("127.0.0.1:1234", 8 * GB, 4);
+    MockAM am1 = MockRM.launchAndRegisterAM(submit(GB, "default", "alice"), rm, nm);
+    MockAM am2 = MockRM.launchAndRegisterAM(submit(GB, "default", "bob"), rm, nm);
+    List<Container> tasks = fillTheNode(nm, am1);
+    List<Container> got = askOne(am2, nm, 50);
+    assertEquals("app 2 got no container: " + scheduler().describe(), 1, got.size());
+    String[] listed = scheduler().getSuspendedContainers();
+    assertEquals(Arrays.toString(listed), 1, listed.length);
+    ContainerId victim = ContainerId.fromString(listed[0]);
+    assertTrue(victim + " is not one of app 1's tasks", ids(tasks).contains(victim));
+    assertEquals("the victim's vcore is free in the core", 4,
+        describe().path("core").path("cluster").path("allocated").path("vcores").asInt());
+
+    scheduler().panicInCoreForTest();
+    nm.nodeHeartbeat(true);
+    rm.drainEvents();
+    assertEquals(1, scheduler().getCoreRebuilds());
+    // App 2's task ends: the node has a vcore again for the victim.
+    Container t2 = got.get(0);
+    nm.nodeHeartbeat(am2.getApplicationAttemptId(), t2.getId().getContainerId(), ContainerState.RUNNING);
+    nm.nodeHeartbeat(am2.getApplicationAttemptId(), t2.getId().getContainerId(), ContainerState.COMPLETE);
+    rm.drainEvents();
+    for (int i = 0; i < 50 && scheduler().getSuspendedContainers().length > 0; i++) {
+      nm.nodeHeartbeat(true);
+      rm.drainEvents();
+      Thread.sleep(20);
+    }
+    assertEquals("still suspended after the rebuild: " + scheduler().describe(), "[]",
+        Arrays.toString(scheduler().getSuspendedContainers()));
+    assertEquals(RMContainerState.RUNNING, scheduler().getRMContainer(victim).getState());
+    assertEquals(4, usedVcores(nm));
+    assertEquals("the core runs the victim: " + scheduler().describe(), 4,
+        describe().path("core").path("cluster").path("allocated").path("vcores").asInt());
+    assertEquals(4, describe().path("core").path("cluster").path("containers").asInt());
+    assertEquals(scheduler().describe(), 0, scheduler().getRejections());
+    assertEquals(1, scheduler().getCoreRebuilds());
+  }
+
   @Test(timeout = 60000)
   public void killModeCarriesTheSuspendOutAsKillPreemptionAfterTheGrace() throws Exception {
     start(hfspSuspend("kill"));

@@ -270,8 +270,13 @@ final class RecoveryCluster {
 
     /** Asks for {@code n} task containers and pulls until they come (or the time is up). */
     List<Container> ask(int n, long timeoutMs) throws Exception {
+      return ask(n, TASK, timeoutMs);
+    }
+
+    /** Asks for {@code n} containers of {@code size} and pulls until they come (or the time is up). */
+    List<Container> ask(int n, Resource size, long timeoutMs) throws Exception {
       for (int i = 0; i < n; i++) {
-        amrm.addContainerRequest(new ContainerRequest(TASK, null, null, PRIO));
+        amrm.addContainerRequest(new ContainerRequest(size, null, null, PRIO));
       }
       List<Container> got = new ArrayList<>();
       long end = System.currentTimeMillis() + timeoutMs;
@@ -282,7 +287,7 @@ final class RecoveryCluster {
         }
       }
       for (int i = 0; i < got.size(); i++) {
-        amrm.removeContainerRequest(new ContainerRequest(TASK, null, null, PRIO));
+        amrm.removeContainerRequest(new ContainerRequest(size, null, null, PRIO));
       }
       return got;
     }
