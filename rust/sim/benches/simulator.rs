@@ -1,14 +1,18 @@
-//! Simulator speed and memory (issue: foundation). Prints, per case, the
-//! simulated task events per second, wall time and peak memory (VmHWM of a
-//! child process per case, so cases do not inflate each other's peak).
+//! Simulator speed and memory (issue: foundation; every policy since Core
+//! v2). Prints, per case, the simulated task events per second, wall time,
+//! peak memory (VmHWM of a child process per case, so cases do not inflate
+//! each other's peak) and the core's own time.
 //!
-//!   cargo bench -p sojourn-sim --bench simulator                # both cases
-//!   cargo bench -p sojourn-sim --bench simulator -- yahoo       # one case
+//!   cargo bench -p sojourn-sim --bench simulator                # every case
+//!   cargo bench -p sojourn-sim --bench simulator -- yahoo       # yahoo, every policy
+//!   cargo bench -p sojourn-sim --bench simulator -- yahoo:hawk  # one case
 //!   cargo bench -p sojourn-sim --bench simulator -- --record    # and append to history.csv
 //!
 //! Cases (targets on a 2-core machine):
 //! - `yahoo`: YH2_sub.tr (3,363 jobs, 137,029 tasks) on 4,000 one-slot
-//!   workers, event-driven, fifo. Target < 0.5 s.
+//!   workers, event-driven, fifo. Target < 0.5 s. `yahoo:<policy>` is the
+//!   same run under every other registered policy with its defaults (a
+//!   benchmark of one policy hides the others).
 //! - `google`: 500,000 synthetic Google-like jobs on 15,000 one-slot
 //!   workers, event-driven, fifo. Target < 60 s and < 4 GiB.
 
@@ -22,17 +26,38 @@ const YH2: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces/e
 const HISTORY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/history.csv");
 
 struct Case {
-    name: &'static str,
+    /// `yahoo` and `google` run fifo (their history predates the others);
+    /// `yahoo:<policy>` runs that policy.
+    name: String,
     workload: String,
     workers: usize,
+    policy: String,
 }
 
 fn cases() -> Vec<Case> {
     let yh2 = std::env::var("SOJOURN_YH2").unwrap_or_else(|_| YH2.to_string());
-    vec![
-        Case { name: "yahoo", workload: yh2, workers: 4000 },
-        Case { name: "google", workload: "synthetic:google:jobs=500000:seed=1".into(), workers: 15000 },
-    ]
+    let mut cases = vec![Case { name: "yahoo".into(), workload: yh2.clone(), workers: 4000, policy: "fifo".into() }];
+    for p in sojourn_policies::catalog().into_iter().filter(|p| p.name != "fifo") {
+        cases.push(Case {
+            name: format!("yahoo:{}", p.name),
+            workload: yh2.clone(),
+            workers: 4000,
+            policy: p.name.into(),
+        });
+    }
+    cases.push(Case {
+        name: "google".into(),
+        workload: "synthetic:google:jobs=500000:seed=1".into(),
+        workers: 15000,
+        policy: "fifo".into(),
+    });
+    cases
+}
+
+/// Whether `case` was asked for: by its name, or by the name before its
+/// `:` (`yahoo` runs every `yahoo:` case too); nothing asked runs all.
+fn wanted(case: &Case, asked: &[&String]) -> bool {
+    asked.is_empty() || asked.iter().any(|a| case.name == **a || case.name.split(':').next() == Some(a.as_str()))
 }
 
 fn peak_rss_mib() -> f64 {
@@ -49,9 +74,9 @@ fn peak_rss_mib() -> f64 {
 fn run_case(case: &Case) -> Result<String, String> {
     let jobs = workload::open(&case.workload).map_err(|e| e.to_string())?;
     let cluster = ClusterSpec::uniform(case.workers, Resources::new(1024, 1), 40);
-    let cfg = SimConfig { heartbeat_ms: 0, sample_ms: 100_000, ..SimConfig::default() };
+    let cfg = SimConfig { policy: case.policy.clone(), heartbeat_ms: 0, sample_ms: 100_000, ..SimConfig::default() };
     let t = Instant::now();
-    let r = simulate(&cluster, jobs, case.name, &cfg, None).map_err(|e| e.to_string())?;
+    let r = simulate(&cluster, jobs, &case.name, &cfg, None).map_err(|e| e.to_string())?;
     let wall = t.elapsed().as_secs_f64();
     Ok(format!(
         "{},{},{},{},{:.0},{:.3},{:.1},{:.3}",
@@ -80,7 +105,7 @@ fn main() {
         }
         return;
     }
-    let wanted: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+    let asked: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
     let exe = std::env::current_exe().expect("own path");
     let rev = std::process::Command::new("git")
         .args(["rev-parse", "--short", "HEAD"])
@@ -91,7 +116,7 @@ fn main() {
     println!("case,jobs,task_events,workers,task_events_per_s,wall_s,peak_rss_mib,core_s");
     let mut rows = Vec::new();
     for case in cases() {
-        if !wanted.is_empty() && !wanted.iter().any(|w| *w == case.name) {
+        if !wanted(&case, &asked) {
             continue;
         }
         let out = std::process::Command::new(&exe).arg(format!("--child={}", case.name)).output().expect("run case");
