@@ -22,9 +22,9 @@
 use crate::error::CoreError;
 use crate::ids::{AppId, ContainerId, NodeId};
 use crate::resources::Resources;
-use std::collections::BTreeMap;
 
 mod apps;
+mod container_index;
 mod containers;
 mod invariants;
 mod node_bits;
@@ -40,6 +40,7 @@ pub use nodes::{ContainerSet, Node, RackId};
 pub use placement::Refusal;
 pub use recover::Recovered;
 
+use container_index::ContainerIndex;
 use node_bits::NodeBits;
 use slab::IdSlab;
 
@@ -52,7 +53,8 @@ pub const MAX_CONTAINERS_PER_NODE: usize = 1 << 16;
 /// The cluster as the core sees it. Nodes and apps live in dense slabs
 /// indexed by their ids (drivers number them from a counter); a removed app
 /// costs one empty box slot. Containers live in a slab whose slots are
-/// reused, found through an ordered index by id.
+/// reused, found through an index by id (`container_index`: a window of pages
+/// over the id space, iterated in id order).
 #[derive(Clone, Debug, Default)]
 pub struct Cluster {
     nodes: IdSlab<Node>,
@@ -61,7 +63,7 @@ pub struct Cluster {
     app_count: usize,
     containers: Vec<Option<Container>>,
     free_slots: Vec<u32>,
-    container_index: BTreeMap<ContainerId, u32>,
+    container_index: ContainerIndex,
     racks: Vec<String>,
     total: Resources,
     allocated: Resources,
@@ -99,11 +101,11 @@ impl Cluster {
         self.apps.values().map(|a| &**a)
     }
     pub fn container(&self, id: ContainerId) -> Option<&Container> {
-        let slot = *self.container_index.get(&id)?;
+        let slot = self.container_index.get(id)?;
         self.containers[slot as usize].as_ref()
     }
     pub fn containers(&self) -> impl Iterator<Item = &Container> {
-        self.container_index.values().filter_map(|s| self.containers[*s as usize].as_ref())
+        self.container_index.iter().filter_map(|(_, s)| self.containers[s as usize].as_ref())
     }
 
     fn node_mut(&mut self, id: NodeId) -> Option<&mut Node> {
@@ -113,12 +115,12 @@ impl Cluster {
         self.apps.get_mut(id.0).map(|a| &mut **a)
     }
     fn container_mut(&mut self, id: ContainerId) -> Option<&mut Container> {
-        let slot = *self.container_index.get(&id)?;
+        let slot = self.container_index.get(id)?;
         self.containers[slot as usize].as_mut()
     }
     /// Takes a container out of the slab and the index.
     fn take_container(&mut self, id: ContainerId) -> Option<Container> {
-        let slot = self.container_index.remove(&id)?;
+        let slot = self.container_index.remove(id)?;
         self.free_slots.push(slot);
         self.containers[slot as usize].take()
     }
