@@ -217,16 +217,7 @@ public class AmRestartMiniClusterTest {
     List<Container> got = more.get(70, TimeUnit.SECONDS);
     assertEquals("kairos did not serve attempt 2's ask: " + s.describe(), 1, got.size());
     am2.launch(got.get(0), "/bin/true");
-    List<ContainerStatus> done = am2.completed(3, 30000);
-    assertEquals(done.toString(), 3, done.size());
-    Set<ContainerId> doneIds = new HashSet<>();
-    for (ContainerStatus st : done) {
-      assertEquals(st.toString(), 0, st.getExitStatus());
-      doneIds.add(st.getContainerId());
-    }
-    Set<ContainerId> expected = new HashSet<>(taskIds);
-    expected.add(got.get(0).getId());
-    assertEquals(expected, doneIds);
+    assertAllEndedWell(am2, taskIds, got.get(0).getId());
     assertCountedInOrder("the victim", vCount, paused + 3);
     for (ContainerId t : taskIds) {
       assertCountedInOrder(t.toString(), new File(dir, t + ".count"), 3);
@@ -310,16 +301,7 @@ public class AmRestartMiniClusterTest {
     assertEquals(policy + " did not serve attempt 2's ask: " + s.describe(), 1, more.size());
     am2.launch(more.get(0), "/bin/true");
     assertTrue(new File(dir, "stop").createNewFile());
-    List<ContainerStatus> done = am2.completed(3, 30000);
-    assertEquals(done.toString(), 3, done.size());
-    Set<ContainerId> doneIds = new HashSet<>();
-    for (ContainerStatus st : done) {
-      assertEquals(st.toString(), 0, st.getExitStatus());
-      doneIds.add(st.getContainerId());
-    }
-    Set<ContainerId> expected = new HashSet<>(taskIds);
-    expected.add(more.get(0).getId());
-    assertEquals(expected, doneIds);
+    assertAllEndedWell(am2, taskIds, more.get(0).getId());
     for (ContainerId t : taskIds) {
       assertCountedInOrder(t.toString(), new File(dir, t + ".count"), 3);
     }
@@ -344,6 +326,20 @@ public class AmRestartMiniClusterTest {
     System.out.println("am-restart: " + policy + ": " + s.checkedHeartbeats() + " heartbeats checked, "
         + s.getRecoveredContainers() + " container(s) handed to the core unplaced, allocations "
         + s.getAllocations());
+  }
+
+  /** Attempt 2's three containers (the two kept tasks and {@code added}) all end, each with exit 0. */
+  private static void assertAllEndedWell(Am am2, Set<ContainerId> taskIds, ContainerId added) throws Exception {
+    List<ContainerStatus> done = am2.completed(3, 30000);
+    assertEquals(done.toString(), 3, done.size());
+    Set<ContainerId> doneIds = new HashSet<>();
+    for (ContainerStatus st : done) {
+      assertEquals(st.toString(), 0, st.getExitStatus());
+      doneIds.add(st.getContainerId());
+    }
+    Set<ContainerId> expected = new HashSet<>(taskIds);
+    expected.add(added);
+    assertEquals(expected, doneIds);
   }
 
   private static RMApp rmApp(MiniYARNCluster cluster, ApplicationId id) {
