@@ -20,7 +20,7 @@ fn past_delta(h: &Hfsp, ctx: &Ctx<'_>, cid: ContainerId) -> Option<(f64, f64)> {
 /// A4 for every training phase: when each of its t training tasks has
 /// completed or run Δ with progress, compute S_f once.
 pub fn check_training(h: &mut Hfsp, ctx: &mut Ctx<'_>) {
-    let training: Vec<Key> = h.phases.iter().filter(|(_, p)| p.training && !p.real_done).map(|(k, _)| *k).collect();
+    let training: Vec<Key> = h.sampling.iter().copied().collect();
     for key in training {
         if uses_code_estimate(h, key) {
             if let Some((s, tasks)) = code_estimate(h, ctx, key) {
@@ -28,17 +28,18 @@ pub fn check_training(h: &mut Hfsp, ctx: &mut Ctx<'_>) {
             }
             continue;
         }
-        let p = &h.phases[&key];
+        let Some(p) = h.phases.get(&key) else { continue };
         let want = h.cfg.t.min(p.n) as usize;
+        if want == 0 || p.train_samples.len() + p.train_reporting.len() < want {
+            continue; // not enough samples even if every reporting task gave one
+        }
         let mut samples = p.train_samples.clone();
-        for cid in &p.live {
-            if h.containers.get(cid).is_some_and(|c| c.training) {
-                if let Some((elapsed, progress)) = past_delta(h, ctx, *cid) {
-                    samples.push(elapsed / progress);
-                }
+        for cid in &p.train_reporting {
+            if let Some((elapsed, progress)) = past_delta(h, ctx, *cid) {
+                samples.push(elapsed / progress);
             }
         }
-        if want == 0 || samples.len() < want {
+        if samples.len() < want {
             continue;
         }
         let s = samples.iter().sum::<f64>() / samples.len() as f64;
@@ -121,8 +122,10 @@ fn set_final(h: &mut Hfsp, key: Key, s: f64, mut tasks: Tasks) {
             }
         }
     }
+    h.sampling.remove(&key);
     let p = h.phases.get_mut(&key).expect("training phase");
     p.training = false;
+    p.train_reporting.clear();
     p.s_final = Some(s_final);
     p.task_estimate = Some(s);
 }

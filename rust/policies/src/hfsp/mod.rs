@@ -190,6 +190,9 @@ pub struct PhaseState {
     pub real_done: bool,
     /// Live (running or suspended) containers.
     pub live: BTreeSet<ContainerId>,
+    /// The live training tasks that have reported progress: A4's Δ rule
+    /// reads only these (a task without progress gives no sample).
+    pub train_reporting: BTreeSet<ContainerId>,
     /// Delay scheduling: since when the phase has been skipped for want of
     /// a node-local ask (reset by a node-local placement).
     pub locality_wait: Option<Time>,
@@ -226,6 +229,10 @@ impl CInfo {
 pub struct Hfsp {
     pub(crate) cfg: Config,
     pub(crate) phases: BTreeMap<Key, PhaseState>,
+    /// Training phases that have started a task: the only ones A4 can size
+    /// (a sample needs a task), so the check skips the queue's untouched
+    /// phases. Keys whose phase left training are dropped as met.
+    pub(crate) sampling: BTreeSet<Key>,
     pub(crate) containers: BTreeMap<ContainerId, CInfo>,
     pub(crate) pools: [Pool<Key>; 2],
     /// The containers preemption and resumption look at (preempt.rs).
@@ -279,6 +286,7 @@ impl Hfsp {
         Hfsp {
             cfg,
             phases: BTreeMap::new(),
+            sampling: BTreeSet::new(),
             containers: BTreeMap::new(),
             pools,
             index: preempt::Index::default(),
@@ -400,6 +408,12 @@ impl Policy for Hfsp {
     }
 
     fn on_event(&mut self, ctx: &mut Ctx<'_>, event: &Event) {
+        if let Event::ContainerProgress { container, .. } = event {
+            let key = self.containers.get(container).filter(|ci| ci.training).map(|ci| ci.key);
+            if let Some(p) = key.and_then(|k| self.phases.get_mut(&k)) {
+                p.train_reporting.insert(*container);
+            }
+        }
         match event {
             // Before the update below, which may size training phases from it.
             Event::ContainerProgress { container, sort_finished: Some(t), .. } => {

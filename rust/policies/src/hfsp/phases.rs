@@ -68,6 +68,7 @@ impl Hfsp {
                 task_estimate: None,
                 real_done: false,
                 live: BTreeSet::new(),
+                train_reporting: BTreeSet::new(),
                 locality_wait: None,
             },
         );
@@ -112,6 +113,9 @@ impl Hfsp {
         let now = ctx.now;
         if let Some(p) = self.phases.get_mut(&key) {
             p.live.insert(cid);
+            if p.training {
+                self.sampling.insert(key);
+            }
             if training {
                 p.train_started += 1;
                 ctx.metrics.count("training_tasks", 1);
@@ -162,7 +166,11 @@ impl Hfsp {
     /// Forgets a container.
     pub(super) fn drop_container(&mut self, cid: ContainerId) -> Option<CInfo> {
         self.index.remove(cid);
-        self.containers.remove(&cid)
+        let ci = self.containers.remove(&cid)?;
+        if let Some(p) = self.phases.get_mut(&ci.key) {
+            p.train_reporting.remove(&cid);
+        }
+        Some(ci)
     }
 
     /// A phase's real completion (A7): history, and removal once virtually done.
@@ -179,6 +187,7 @@ impl Hfsp {
         let p = self.phases.get_mut(&key).expect("checked");
         p.real_done = true;
         p.training = false;
+        self.sampling.remove(&key);
         if p.finished > 0 && !app_gone {
             self.history[k].0 += p.finished_ms as f64;
             self.history[k].1 += p.finished as u64;
