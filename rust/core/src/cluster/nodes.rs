@@ -26,6 +26,10 @@ pub struct Node {
     pub containers: ContainerSet,
     /// A reservation for a large ask: (app, priority, resources).
     pub reservation: Option<(AppId, Priority, Resources)>,
+    /// Counts the changes of what the node holds or can hold (a container
+    /// placed, gone, suspended or resumed; a new capacity): a policy may keep
+    /// what it derived from the node while this stays the same.
+    pub changes: u64,
 }
 
 impl Node {
@@ -112,6 +116,7 @@ impl Cluster {
                 allocated: Resources::ZERO,
                 containers: ContainerSet::default(),
                 reservation: None,
+                changes: 0,
             },
         );
         self.refresh_space(spec.node);
@@ -143,6 +148,9 @@ impl Cluster {
     /// Marks `node` as having room or not (some memory and vcores free and
     /// fewer than [`MAX_CONTAINERS_PER_NODE`] containers).
     pub(super) fn refresh_space(&mut self, node: NodeId) {
+        if let Some(n) = self.nodes.get_mut(node.0) {
+            n.changes = n.changes.wrapping_add(1);
+        }
         let has = self.node(node).is_some_and(|n| {
             let a = n.available();
             a.memory_mb > 0 && a.vcores > 0 && n.containers.len() < MAX_CONTAINERS_PER_NODE

@@ -12,13 +12,19 @@ pub(crate) type NodeKey = (u32, u64, NodeId);
 impl Kairos {
     fn node_key(&self, ctx: &mut Ctx<'_>, node: NodeId) -> NodeKey {
         let count = self.task_count(node);
-        let cluster = ctx.cluster();
+        let (cluster, now) = (ctx.cluster(), ctx.now);
         let tasks = self.on_node.get(&node).into_iter().flatten().copied();
-        let tie = match self.cfg.tie_break {
+        let view = match self.cfg.tie_break {
+            TieBreak::Random => None,
+            _ => self.view(cluster, node, now),
+        };
+        let tie = match (self.cfg.tie_break, view) {
             // non-negative floats order like their bits
-            TieBreak::Var => super::node::variance(cluster, tasks, ctx.now).to_bits(),
-            TieBreak::Sum => tasks.map(|c| Self::service(cluster, c, ctx.now)).sum(),
-            TieBreak::Random => ctx.rng.next_u64(),
+            (TieBreak::Var, Some(v)) => super::node::variance_of(v.services(now)).to_bits(),
+            (TieBreak::Var, None) => super::node::variance(cluster, tasks, now).to_bits(),
+            (TieBreak::Sum, Some(v)) => v.services(now).sum(),
+            (TieBreak::Sum, None) => tasks.map(|c| Self::service(cluster, c, now)).sum(),
+            (TieBreak::Random, _) => ctx.rng.next_u64(),
         };
         (count, tie, node)
     }
@@ -36,7 +42,7 @@ impl Kairos {
                 let Some(need) = cluster.app(app).and_then(|a| a.asks.get(&prio)).map(|s| s.ask.capability) else {
                     return false;
                 };
-                self.victims_for(cluster, node, &need, now).is_some()
+                self.room_if_suspending(cluster, node, now).is_some_and(|room| need.fits_in(&room))
             }
             Err(_) => false,
         }
@@ -72,12 +78,18 @@ impl Kairos {
         if let Some(k) = self.key_of.remove(&node) {
             self.open.remove(&k);
         }
-        let has_memory = ctx.cluster().node(node).is_some_and(|n| n.available().memory_mb > 0);
-        if has_memory && self.task_count(node) < self.cap(ctx.cluster(), node) {
+        if self.takes_tasks(ctx.cluster(), node) {
             let k = self.node_key(ctx, node);
             self.open.insert(k);
             self.key_of.insert(node, k);
         }
+    }
+
+    /// Whether `node` belongs in the dispatch order: some memory free and
+    /// fewer than N + Q tasks.
+    fn takes_tasks(&self, cluster: &Cluster, node: NodeId) -> bool {
+        let has_memory = cluster.node(node).is_some_and(|n| n.available().memory_mb > 0);
+        has_memory && self.task_count(node) < self.cap(cluster, node)
     }
 
     /// Re-reads every node's task count and tie-break figure: the thesis's
@@ -85,12 +97,16 @@ impl Kairos {
     /// (`stats_interval_ms`); between refreshes only the nodes whose tasks
     /// changed are re-filed.
     fn refresh_all(&mut self, ctx: &mut Ctx<'_>) {
-        self.open.clear();
-        self.key_of.clear();
         let all: Vec<NodeId> = ctx.cluster().nodes().map(|n| n.id).collect();
+        let mut keys = Vec::with_capacity(all.len());
         for n in all {
-            self.reindex(ctx, n);
+            if self.takes_tasks(ctx.cluster(), n) {
+                keys.push(self.node_key(ctx, n));
+            }
         }
+        // Built whole from the new keys (a bulk build), not node by node.
+        self.key_of = keys.iter().map(|k| (k.2, *k)).collect();
+        self.open = keys.into_iter().collect();
         self.stats_at = Some(ctx.now);
     }
 

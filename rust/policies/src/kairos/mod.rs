@@ -97,6 +97,8 @@ pub struct Kairos {
     /// was rejected).
     dirty: BTreeSet<NodeId>,
     pub(crate) timers: TimerTable<Timer>,
+    /// Per node id, what was last read from it ([`node::NodeView`]).
+    pub(crate) views: std::cell::RefCell<Vec<Option<node::NodeView>>>,
 }
 
 /// Kairos's wake-ups.
@@ -123,6 +125,7 @@ impl Kairos {
             stats_at: None,
             dirty: BTreeSet::new(),
             timers: TimerTable::new(),
+            views: std::cell::RefCell::new(Vec::new()),
         }
     }
 
@@ -149,6 +152,7 @@ impl Kairos {
         self.timers.set(ctx.now, end, Timer::QuantumEnd(container));
         self.on_node.entry(node).or_default().insert(container);
         self.tasks.insert(container, task);
+        self.forget_view(node);
         self.reindex(ctx, node);
     }
 
@@ -156,6 +160,7 @@ impl Kairos {
     pub(crate) fn untrack(&mut self, container: ContainerId) -> Option<Task> {
         let task = self.tasks.remove(&container)?;
         self.timers.cancel(&Timer::QuantumEnd(container));
+        self.forget_view(task.node);
         if let Some(set) = self.on_node.get_mut(&task.node) {
             set.remove(&container);
             if set.is_empty() {

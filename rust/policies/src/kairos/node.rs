@@ -6,12 +6,35 @@
 
 use super::Timer;
 use super::{Kairos, Starvation};
-use sojourn_core::{Cluster, ContainerId, Ctx, NodeId, PreemptMode, Resources, Time};
+use sojourn_core::{Cluster, ContainerId, ContainerState, Ctx, NodeId, PreemptMode, Resources, Time};
+use std::cell::{Ref, RefCell};
 
 /// Variance of attained service over `tasks` (live service; 0 for fewer
 /// than two tasks): the central scheduler's tie-break (§3.4, §6.14).
 pub fn variance(cluster: &Cluster, tasks: impl Iterator<Item = ContainerId>, now: Time) -> f64 {
-    let xs: Vec<f64> = tasks.map(|c| Kairos::service(cluster, c, now) as f64).collect();
+    variance_of(tasks.map(|c| Kairos::service(cluster, c, now)))
+}
+
+/// Population variance of attained services (ms), 0 for fewer than two.
+pub(crate) fn variance_of(services: impl Iterator<Item = u64>) -> f64 {
+    // A node holds N + Q tasks at most (a handful): on the stack, as the
+    // dispatcher re-reads every node each Δ.
+    let mut small = [0.0f64; 16];
+    let mut spill = Vec::new();
+    let mut n = 0;
+    for s in services {
+        let x = s as f64;
+        if n < small.len() {
+            small[n] = x;
+        } else {
+            if n == small.len() {
+                spill.extend_from_slice(&small);
+            }
+            spill.push(x);
+        }
+        n += 1;
+    }
+    let xs = if n <= small.len() { &small[..n] } else { &spill[..] };
     if xs.len() < 2 {
         return 0.0;
     }
@@ -19,7 +42,91 @@ pub fn variance(cluster: &Cluster, tasks: impl Iterator<Item = ContainerId>, now
     xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / xs.len() as f64
 }
 
+/// What Kairos read from one node, kept while the node is unchanged
+/// ([`sojourn_core::Node::changes`]) and Kairos has not changed its tasks or
+/// their protection there: the central scheduler re-reads every open node
+/// each Δ and looks at them one by one for each task it places (K6), so it
+/// reads this instead of the mirror.
+#[derive(Clone, Debug)]
+pub(crate) struct NodeView {
+    changes: u64,
+    /// K2's most room: free now plus what suspending every running task
+    /// that is not protected would free.
+    room: Resources,
+    /// The room holds until then: the earliest end of a running task's
+    /// protection (it may be suspended after).
+    room_until: Time,
+    /// (attained service before the current spell, running since) of the
+    /// node's tasks, in id order: their live service at any time.
+    spells: Vec<(u64, Option<Time>)>,
+}
+
+impl NodeView {
+    /// Live attained services at `now`, in task id order.
+    pub(crate) fn services(&self, now: Time) -> impl Iterator<Item = u64> + '_ {
+        self.spells.iter().map(move |&(before, since)| before + since.map_or(0, |s| now.since(s)))
+    }
+}
+
+fn forget(views: &RefCell<Vec<Option<NodeView>>>, node: NodeId) {
+    if let Some(v) = views.borrow_mut().get_mut(node.0 as usize) {
+        *v = None;
+    }
+}
+
+/// Node ids past this are not cached (ids are small and dense in practice).
+const MAX_VIEWED_NODE: u32 = 1 << 22;
+
 impl Kairos {
+    /// The node's view at `now`, read again if the node or Kairos's tasks
+    /// there changed, or a protection ended.
+    pub(crate) fn view<'a>(&'a self, cluster: &Cluster, node: NodeId, now: Time) -> Option<Ref<'a, NodeView>> {
+        let n = cluster.node(node)?;
+        if node.0 >= MAX_VIEWED_NODE {
+            return None;
+        }
+        let i = node.0 as usize;
+        let fresh = {
+            let views = self.views.borrow();
+            views.get(i).and_then(|v| v.as_ref()).is_some_and(|v| v.changes == n.changes && now < v.room_until)
+        };
+        if !fresh {
+            let view = self.read_view(cluster, node, now);
+            let mut views = self.views.borrow_mut();
+            if views.len() <= i {
+                views.resize(i + 1, None);
+            }
+            views[i] = view;
+        }
+        Ref::filter_map(self.views.borrow(), |v| v.get(i).and_then(|v| v.as_ref())).ok()
+    }
+
+    fn read_view(&self, cluster: &Cluster, node: NodeId, now: Time) -> Option<NodeView> {
+        let n = cluster.node(node)?;
+        let mut view =
+            NodeView { changes: n.changes, room: n.available(), room_until: Time(u64::MAX), spells: Vec::new() };
+        for &c in self.on_node.get(&node).into_iter().flatten() {
+            let Some(ct) = cluster.container(c) else {
+                view.spells.push((0, None));
+                continue;
+            };
+            view.spells.push((ct.attained_before_ms, ct.running_since));
+            if ct.state != ContainerState::Running {
+                continue;
+            }
+            match self.tasks.get(&c).map(|t| t.protected_until).filter(|&until| until > now) {
+                Some(until) => view.room_until = view.room_until.min(until),
+                None => view.room += ct.resources.saturating_sub(&ct.resources.held_while_suspended()),
+            }
+        }
+        Some(view)
+    }
+
+    /// Drops the node's view: Kairos changed its tasks or a protection there.
+    pub(crate) fn forget_view(&self, node: NodeId) {
+        forget(&self.views, node);
+    }
+
     fn protected(&self, c: ContainerId, now: Time) -> bool {
         self.tasks.get(&c).is_some_and(|t| t.protected_until > now)
     }
@@ -95,6 +202,7 @@ impl Kairos {
             if let Some(t) = self.tasks.get_mut(&c) {
                 t.protected_until = until;
                 t.preemptions = 0;
+                forget(&self.views, t.node);
             }
             len = len.max(self.protect_ms());
         }
@@ -115,6 +223,25 @@ impl Kairos {
                 break;
             }
         }
+    }
+
+    /// What `node` would have free if every running task that may be
+    /// suspended were (K2's most it can make room); `None` for an unknown
+    /// node. A new container can start there iff it fits in this.
+    pub(crate) fn room_if_suspending(&self, cluster: &Cluster, node: NodeId, now: Time) -> Option<Resources> {
+        if let Some(v) = self.view(cluster, node, now) {
+            return Some(v.room);
+        }
+        let mut room = cluster.node(node)?.available();
+        for &c in self.on_node.get(&node).into_iter().flatten() {
+            match cluster.container(c) {
+                Some(ct) if ct.state == ContainerState::Running && !self.protected(c, now) => {
+                    room += ct.resources.saturating_sub(&ct.resources.held_while_suspended());
+                }
+                _ => {}
+            }
+        }
+        Some(room)
     }
 
     /// K2: room on `node` for a new container of `need`: the running tasks
@@ -173,6 +300,7 @@ impl Kairos {
             if let Some(t) = self.tasks.get_mut(&c) {
                 t.protected_until = until;
                 t.preemptions = 0;
+                forget(&self.views, t.node);
             }
             self.start_quantum(ctx, c, self.protect_ms().max(self.cfg.quantum_ms));
             return;
