@@ -189,6 +189,10 @@ pub struct Session {
     core: Core,
     policy: String,
     recorder: Option<Recorder>,
+    /// The last binary response, kept between calls so that encoding one
+    /// allocates nothing once the buffer has grown, and so that a response
+    /// larger than the shim's buffer can be fetched by a second call.
+    pub(crate) wire_out: Vec<u8>,
 }
 
 impl Session {
@@ -218,7 +222,7 @@ impl Session {
             settings.seed,
             recorder.as_ref().map(|r| format!(", recording to {}", r.path)).unwrap_or_default()
         );
-        Ok(Session { core: Core::new(built, config), policy: policy.to_string(), recorder })
+        Ok(Session { core: Core::new(built, config), policy: policy.to_string(), recorder, wire_out: Vec::new() })
     }
 
     pub fn policy(&self) -> &str {
@@ -281,6 +285,15 @@ impl Session {
                 })
             })
             .collect();
+        self.handle_each(now, decoded)
+    }
+
+    /// Decodes a batch in the bridge's binary layout ([`crate::wire`]) and
+    /// applies it as [`Session::handle_json`] does: broken framing refuses
+    /// the batch whole, a wrong value only its own event.
+    pub fn handle_wire(&mut self, now: Time, events: &[u8]) -> Result<Response> {
+        let decoded =
+            crate::wire::decode_events(events).map_err(|e| BridgeError::BadInput(format!("binary events: {e}")))?;
         self.handle_each(now, decoded)
     }
 
