@@ -243,14 +243,24 @@ impl Session {
     fn handle_each(&mut self, now: Time, events: Vec<Result<Event, EventError>>) -> Result<Response> {
         let mut errors = Vec::new();
         let mut decoded = Vec::with_capacity(events.len());
-        let mut index_of = Vec::with_capacity(events.len());
+        // The batch index of each decoded event, kept only once one failed to
+        // decode (until then the two indexes agree): a heartbeat's step
+        // allocates no more than it must.
+        let mut index_of = Vec::new();
         for (index, event) in events.into_iter().enumerate() {
             match event {
                 Ok(e) => {
+                    if !errors.is_empty() {
+                        index_of.push(index);
+                    }
                     decoded.push(e);
-                    index_of.push(index);
                 }
-                Err(e) => errors.push(EventError { index, ..e }),
+                Err(e) => {
+                    if errors.is_empty() {
+                        index_of.extend(0..index);
+                    }
+                    errors.push(EventError { index, ..e });
+                }
             }
         }
         // Checked here too so that a refused step is never recorded.

@@ -688,6 +688,27 @@ mod tests {
         assert_eq!(decode_events(&extra).unwrap_err().0, "events: 1 byte(s) left over at byte 15");
     }
 
+    /// Refusals name the event's index in the batch, whether it failed to
+    /// decode or the core refused it, before or after one that failed.
+    #[test]
+    fn refusals_carry_their_batch_index() {
+        use crate::session::{Session, Settings};
+        let mut s = Session::open("fifo", &Default::default(), Settings::default()).unwrap();
+        let mut buf = Vec::new();
+        encode_events(
+            &[
+                Event::ContainerStarted { container: ContainerId(1) }, // unknown: the core refuses it
+                Event::ContainerCompleted { container: ContainerId(7), outcome: Outcome::Lost },
+                Event::AppRemoved { app: AppId(9) }, // unknown too
+            ],
+            &mut buf,
+        );
+        buf[5 + 9 + 9] = 9; // the second event's outcome: fails to decode
+        let r = s.handle_wire(Time(1), &buf).unwrap();
+        let got: Vec<(usize, RefusalKind)> = r.errors.iter().map(|e| (e.index, e.kind)).collect();
+        assert_eq!(got, vec![(0, RefusalKind::Never), (1, RefusalKind::Error), (2, RefusalKind::Never)]);
+    }
+
     #[test]
     fn a_wrong_value_costs_only_its_event() {
         let mut buf = Vec::new();
