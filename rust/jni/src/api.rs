@@ -85,6 +85,46 @@ pub fn step(handle: u64, now: i64, events: &str) -> Result<String> {
     encode(r)
 }
 
+/// One step as [`step`], with the events in the bridge's binary layout
+/// ([`crate::wire`]) and the response written in it into `out`. Returns the
+/// response's length; when it does not fit in `out`, minus its length, and
+/// the response waits in the session for [`take_response`] (the step has
+/// happened: it must not be lost or run twice).
+pub fn step_wire(handle: u64, now: i64, events: &[u8], out: &mut [u8]) -> Result<i32> {
+    with_session(handle, |s| {
+        let mut r = s.handle_wire(time(now), events)?;
+        r.logs = logbuf::drain();
+        crate::wire::encode_response(&r, &mut s.wire_out);
+        let n = wire_len(&s.wire_out)?;
+        match out.get_mut(..s.wire_out.len()) {
+            Some(dst) => {
+                dst.copy_from_slice(&s.wire_out);
+                Ok(n)
+            }
+            None => Ok(-n),
+        }
+    })
+}
+
+/// Copies the session's last binary response into `out`, which must hold
+/// it; returns its length.
+pub fn take_response(handle: u64, out: &mut [u8]) -> Result<i32> {
+    with_session(handle, |s| {
+        let n = wire_len(&s.wire_out)?;
+        let have = out.len();
+        let dst = out
+            .get_mut(..s.wire_out.len())
+            .ok_or_else(|| BridgeError::BadInput(format!("response buffer: {have} byte(s), the response needs {n}")))?;
+        dst.copy_from_slice(&s.wire_out);
+        Ok(n)
+    })
+}
+
+fn wire_len(bytes: &[u8]) -> Result<i32> {
+    i32::try_from(bytes.len())
+        .map_err(|_| BridgeError::Internal(format!("a binary response of {} bytes is too large", bytes.len())))
+}
+
 /// When the policy next wants a step (ms), or -1 for never.
 pub fn next_wake(handle: u64) -> Result<i64> {
     with_session(handle, |s| Ok(s.next_wake().map_or(-1, |t| t.0.min(i64::MAX as u64) as i64)))
@@ -167,6 +207,39 @@ pub fn events_round_trip_for_test(events: &str) -> Result<String> {
     let decoded: Vec<Event> =
         serde_json::from_str(events).map_err(|e| BridgeError::BadInput(format!("events: {e}")))?;
     serde_json::to_string(&decoded).map_err(|e| BridgeError::Internal(format!("cannot encode the events: {e}")))
+}
+
+/// Decodes a batch in the bridge's binary layout as a binary step decodes
+/// it and returns it as a JSON array, an event whose value is wrong as
+/// `{"error": message}`: the shim's test that its binary encoder and the
+/// JSON one say the same. Broken framing is `BadInput` naming the field.
+/// Tests only.
+pub fn wire_events_to_json_for_test(events: &[u8]) -> Result<String> {
+    let decoded =
+        crate::wire::decode_events(events).map_err(|e| BridgeError::BadInput(format!("binary events: {e}")))?;
+    let values: Vec<serde_json::Value> = decoded
+        .into_iter()
+        .map(|e| match e {
+            Ok(e) => serde_json::to_value(e).unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() })),
+            Err(e) => serde_json::json!({ "error": e.message }),
+        })
+        .collect();
+    Ok(serde_json::Value::Array(values).to_string())
+}
+
+/// [`response_sample`] in the binary layout, into `out`; returns its length
+/// (or minus it when `out` is too small). Tests only.
+pub fn wire_response_sample_for_test(out: &mut [u8]) -> Result<i32> {
+    let mut bytes = Vec::new();
+    crate::wire::encode_response(&response_sample(), &mut bytes);
+    let n = wire_len(&bytes)?;
+    match out.get_mut(..bytes.len()) {
+        Some(dst) => {
+            dst.copy_from_slice(&bytes);
+            Ok(n)
+        }
+        None => Ok(-n),
+    }
 }
 
 /// One sample of every [`Event`] variant, every field away from its default
@@ -261,12 +334,18 @@ pub fn decision_samples() -> Vec<Decision> {
 /// refused of each kind, one log line and a next timeout, encoded as the
 /// bridge encodes responses. Tests only.
 pub fn response_sample_for_test() -> Result<String> {
+    serde_json::to_string(&response_sample())
+        .map_err(|e| BridgeError::Internal(format!("cannot encode the response: {e}")))
+}
+
+/// The response [`response_sample_for_test`] encodes.
+pub fn response_sample() -> Response {
     let errors = [RefusalKind::Retry, RefusalKind::Never, RefusalKind::Error]
         .into_iter()
         .enumerate()
         .map(|(i, kind)| EventError { index: 3 + i, kind, message: format!("sample refusal {}", 3 + i) })
         .collect();
-    let r = Response {
+    Response {
         decisions: decision_samples(),
         errors,
         logs: vec![logbuf::LogLine {
@@ -275,6 +354,5 @@ pub fn response_sample_for_test() -> Result<String> {
             message: "a sample log line".to_string(),
         }],
         next_timeout: Some(Time(123_456)),
-    };
-    serde_json::to_string(&r).map_err(|e| BridgeError::Internal(format!("cannot encode the response: {e}")))
+    }
 }

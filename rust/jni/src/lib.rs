@@ -1,8 +1,10 @@
 //! `sojourn-jni`: the native side of Sojourn's YARN shim
 //! (`org.sojourn.yarn.Native`). It holds [`sojourn_core::Core`]s built with
 //! [`sojourn_policies::build`] and drives them with batches of protocol
-//! events; events, decisions and log lines cross the boundary as JSON
-//! (serde of the core's own protocol types), one call per batch.
+//! events; events, decisions and log lines cross the boundary one call per
+//! batch, as JSON (serde of the core's own protocol types) or, on the hot
+//! path of a step, in the compact binary layout of [`wire`] through direct
+//! `ByteBuffer`s.
 //!
 //! Every exported function is a few lines: catch any panic, call a safe
 //! function of [`api`] returning `Result`, and turn an error into a Java
@@ -11,15 +13,17 @@
 //! panic crosses into the JVM, and nothing is printed to stderr: the core's
 //! log records return with each response ([`logbuf`]).
 //!
-//! Handles are registry keys, not pointers, so the crate needs no `unsafe`.
+//! Handles are registry keys, not pointers. The one `unsafe` is
+//! [`direct_buffers`], which views the memory of the shim's direct buffers.
 
 pub mod api;
 pub mod error;
 pub mod logbuf;
 pub mod session;
+pub mod wire;
 
 use error::{BridgeError, Result};
-use jni::objects::{JClass, JObject, JObjectArray, JString};
+use jni::objects::{JByteBuffer, JClass, JObject, JObjectArray, JString};
 use jni::sys::{jint, jlong, jstring};
 use jni::JNIEnv;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -93,6 +97,59 @@ fn new_string(env: &mut JNIEnv<'_>, s: String) -> Result<jstring> {
     Ok(env.new_string(s).map_err(jni_err("the response"))?.into_raw())
 }
 
+/// The address and capacity of a direct `ByteBuffer`, checked: not null,
+/// direct, and its capacity known.
+fn direct_buffer(env: &JNIEnv<'_>, b: &JByteBuffer<'_>, what: &str) -> Result<(*mut u8, usize)> {
+    if b.is_null() {
+        return Err(BridgeError::BadInput(format!("{what} buffer is null")));
+    }
+    let ptr = env
+        .get_direct_buffer_address(b)
+        .map_err(|e| BridgeError::BadInput(format!("{what} buffer: not a direct ByteBuffer ({e})")))?;
+    let cap = env.get_direct_buffer_capacity(b).map_err(jni_err(what))?;
+    Ok((ptr, cap))
+}
+
+/// The first `length` bytes of the direct buffer `input` (none: empty), and
+/// the whole of the direct buffer `output`, as slices for one native call.
+///
+/// Sound because: the local references keep both buffers (and so their
+/// memory, which a direct buffer frees only once unreachable) alive for the
+/// call; `length` is checked against `input`'s capacity; the two must not
+/// overlap, so the shared and the mutable view never alias; and the shim
+/// touches neither while the call runs (both belong to one core and are
+/// used under its lock, `Native.step`).
+fn direct_buffers<'b>(
+    env: &JNIEnv<'_>,
+    input: Option<(&JByteBuffer<'_>, jint)>,
+    output: &JByteBuffer<'_>,
+) -> Result<(&'b [u8], &'b mut [u8])> {
+    let (out_ptr, out_cap) = direct_buffer(env, output, "the response")?;
+    let (in_ptr, in_len) = match input {
+        Some((b, length)) => {
+            let (ptr, cap) = direct_buffer(env, b, "the events")?;
+            let len = usize::try_from(length)
+                .ok()
+                .filter(|n| *n <= cap)
+                .ok_or_else(|| BridgeError::BadInput(format!("events length {length}: outside 0..={cap}")))?;
+            (ptr as *const u8, len)
+        }
+        None => (std::ptr::null(), 0),
+    };
+    let (a, b) = (in_ptr as usize, out_ptr as usize);
+    if in_len > 0 && out_cap > 0 && a < b.saturating_add(out_cap) && b < a.saturating_add(in_len) {
+        return Err(BridgeError::BadInput("the events and the response share one buffer".to_string()));
+    }
+    // An empty slice still needs a non-null, aligned pointer.
+    let dangling = std::ptr::NonNull::<u8>::dangling().as_ptr();
+    let in_ptr = if in_len == 0 || in_ptr.is_null() { dangling as *const u8 } else { in_ptr };
+    let out_cap = if out_ptr.is_null() { 0 } else { out_cap };
+    let out_ptr = if out_cap == 0 { dangling } else { out_ptr };
+    // SAFETY: see the function's comment; each pointer is non-null and
+    // addresses at least its length of live bytes.
+    unsafe { Ok((std::slice::from_raw_parts(in_ptr, in_len), std::slice::from_raw_parts_mut(out_ptr, out_cap))) }
+}
+
 fn handle_id(h: jlong) -> Result<u64> {
     u64::try_from(h).ok().filter(|h| *h > 0).ok_or(BridgeError::Closed(h as u64))
 }
@@ -132,6 +189,43 @@ pub extern "system" fn Java_org_sojourn_yarn_Native_nStep<'l>(
         let events = string(env, &events, "events")?;
         let out = api::step(handle_id(handle)?, now, &events)?;
         new_string(env, out)
+    })
+}
+
+/// `static native int nStepBinary(long handle, long now, ByteBuffer events, int length, ByteBuffer response)`:
+/// a step with the first `length` bytes of `events` in the binary layout of
+/// [`wire`], its response written into `response`. Returns the response's
+/// length, or minus it when it does not fit (then `nTakeResponse` with a
+/// buffer that large fetches it). Both buffers are direct.
+#[no_mangle]
+pub extern "system" fn Java_org_sojourn_yarn_Native_nStepBinary<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    now: jlong,
+    events: JByteBuffer<'l>,
+    length: jint,
+    response: JByteBuffer<'l>,
+) -> jint {
+    guard(&mut env, 0, |env| {
+        let (input, out) = direct_buffers(env, Some((&events, length)), &response)?;
+        api::step_wire(handle_id(handle)?, now, input, out)
+    })
+}
+
+/// `static native int nTakeResponse(long handle, ByteBuffer response)`: the
+/// last binary response of the core, into a buffer large enough; returns
+/// its length.
+#[no_mangle]
+pub extern "system" fn Java_org_sojourn_yarn_Native_nTakeResponse<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    response: JByteBuffer<'l>,
+) -> jint {
+    guard(&mut env, 0, |env| {
+        let (_, out) = direct_buffers(env, None, &response)?;
+        api::take_response(handle_id(handle)?, out)
     })
 }
 
@@ -245,4 +339,36 @@ pub extern "system" fn Java_org_sojourn_yarn_Native_nResponseSampleForTest<'l>(
     _class: JClass<'l>,
 ) -> jstring {
     guard(&mut env, std::ptr::null_mut(), |env| new_string(env, api::response_sample_for_test()?))
+}
+
+/// `static native String nWireEventsToJsonForTest(ByteBuffer events, int length, ByteBuffer scratch)`:
+/// binary events decoded as a binary step decodes them, as JSON (see
+/// [`api::wire_events_to_json_for_test`]); `scratch` is any other direct buffer.
+#[no_mangle]
+pub extern "system" fn Java_org_sojourn_yarn_Native_nWireEventsToJsonForTest<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    events: JByteBuffer<'l>,
+    length: jint,
+    scratch: JByteBuffer<'l>,
+) -> jstring {
+    guard(&mut env, std::ptr::null_mut(), |env| {
+        let (input, _) = direct_buffers(env, Some((&events, length)), &scratch)?;
+        let out = api::wire_events_to_json_for_test(input)?;
+        new_string(env, out)
+    })
+}
+
+/// `static native int nWireResponseSampleForTest(ByteBuffer response)`: the
+/// response sample of `nResponseSampleForTest` in the binary layout.
+#[no_mangle]
+pub extern "system" fn Java_org_sojourn_yarn_Native_nWireResponseSampleForTest<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    response: JByteBuffer<'l>,
+) -> jint {
+    guard(&mut env, 0, |env| {
+        let (_, out) = direct_buffers(env, None, &response)?;
+        api::wire_response_sample_for_test(out)
+    })
 }

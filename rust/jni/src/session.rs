@@ -189,6 +189,10 @@ pub struct Session {
     core: Core,
     policy: String,
     recorder: Option<Recorder>,
+    /// The last binary response, kept between calls so that encoding one
+    /// allocates nothing once the buffer has grown, and so that a response
+    /// larger than the shim's buffer can be fetched by a second call.
+    pub(crate) wire_out: Vec<u8>,
 }
 
 impl Session {
@@ -218,7 +222,7 @@ impl Session {
             settings.seed,
             recorder.as_ref().map(|r| format!(", recording to {}", r.path)).unwrap_or_default()
         );
-        Ok(Session { core: Core::new(built, config), policy: policy.to_string(), recorder })
+        Ok(Session { core: Core::new(built, config), policy: policy.to_string(), recorder, wire_out: Vec::new() })
     }
 
     pub fn policy(&self) -> &str {
@@ -239,14 +243,24 @@ impl Session {
     fn handle_each(&mut self, now: Time, events: Vec<Result<Event, EventError>>) -> Result<Response> {
         let mut errors = Vec::new();
         let mut decoded = Vec::with_capacity(events.len());
-        let mut index_of = Vec::with_capacity(events.len());
+        // The batch index of each decoded event, kept only once one failed to
+        // decode (until then the two indexes agree): a heartbeat's step
+        // allocates no more than it must.
+        let mut index_of = Vec::new();
         for (index, event) in events.into_iter().enumerate() {
             match event {
                 Ok(e) => {
+                    if !errors.is_empty() {
+                        index_of.push(index);
+                    }
                     decoded.push(e);
-                    index_of.push(index);
                 }
-                Err(e) => errors.push(EventError { index, ..e }),
+                Err(e) => {
+                    if errors.is_empty() {
+                        index_of.extend(0..index);
+                    }
+                    errors.push(EventError { index, ..e });
+                }
             }
         }
         // Checked here too so that a refused step is never recorded.
@@ -281,6 +295,15 @@ impl Session {
                 })
             })
             .collect();
+        self.handle_each(now, decoded)
+    }
+
+    /// Decodes a batch in the bridge's binary layout ([`crate::wire`]) and
+    /// applies it as [`Session::handle_json`] does: broken framing refuses
+    /// the batch whole, a wrong value only its own event.
+    pub fn handle_wire(&mut self, now: Time, events: &[u8]) -> Result<Response> {
+        let decoded =
+            crate::wire::decode_events(events).map_err(|e| BridgeError::BadInput(format!("binary events: {e}")))?;
         self.handle_each(now, decoded)
     }
 

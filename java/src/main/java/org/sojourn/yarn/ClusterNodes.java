@@ -31,6 +31,10 @@ final class ClusterNodes {
   private final PendingEvents pending;
   /** {@code yarn.scheduler.include-port-in-node-name}, read at service init. */
   private volatile boolean usePortForNodeName;
+  /** The headroom last given to every attempt and queue, and the tree and app ids it was given over. */
+  private Resource headroom;
+  private QueueTree headroomTree;
+  private int headroomApps;
 
   ClusterNodes(SojournScheduler yarn, CoreIds ids, PendingEvents pending) {
     this.yarn = yarn;
@@ -98,6 +102,16 @@ final class ClusterNodes {
     Resource used = tree.root().getMetrics().getAllocatedResources();
     Resource avail = Resources.componentwiseMax(
         Resources.subtract(yarn.getClusterResource(), used), Resources.none());
+    // Every attempt and queue already has this headroom unless an attempt or
+    // the queue tree is new since: a NODE_UPDATE that changes nothing then
+    // costs nothing here (the loop is over every application).
+    int apps = ids.appsIssued();
+    if (avail.equals(headroom) && tree == headroomTree && apps == headroomApps) {
+      return;
+    }
+    headroom = Resources.clone(avail); // the attempts share avail itself
+    headroomTree = tree;
+    headroomApps = apps;
     for (SchedulerApplication<SojournAppAttempt> app : yarn.getSchedulerApplications().values()) {
       SojournAppAttempt a = app.getCurrentAppAttempt();
       if (a != null) {

@@ -63,6 +63,8 @@ final class CoreChannel {
   private final Applications apps;
 
   private Native core;
+  /** The binary layout's buffers for {@link #send}, kept from step to step. */
+  private final Wire wire = new Wire();
   /** When the policy next wants a step (ms), or -1. */
   private volatile long nextTimeout = -1;
   /** The last native call failed: rebuild the core at the next entry. */
@@ -189,8 +191,7 @@ final class CoreChannel {
     if (batch.isEmpty() && (wake < 0 || wake > now)) {
       return;
     }
-    final String json = Protocol.encode(batch);
-    Protocol.Response r = callCore(() -> core.step(now, json));
+    Protocol.Response r = callCore(() -> wire.step(core, now, batch));
     for (Protocol.EventError e : r.errors) {
       LOG.warn("sojourn: the core refused {}: {}",
           e.index >= 0 && e.index < batch.size() ? batch.get(e.index) : "an event", e.message);
@@ -204,7 +205,7 @@ final class CoreChannel {
   }
 
   private interface CoreCall {
-    String run();
+    Protocol.Response run();
   }
 
   private Protocol.Response callCore(CoreCall c) {
@@ -213,7 +214,7 @@ final class CoreChannel {
     }
     try {
       // The response carries the native log lines of the call.
-      return Protocol.decode(c.run());
+      return c.run();
     } catch (RuntimeException e) {
       // The bridge refuses a core after a panic in it; the batch is not
       // lost, since the rebuild re-reads everything from YARN's books.

@@ -3,6 +3,8 @@ package org.sojourn.yarn;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -11,7 +13,8 @@ import java.util.Map;
 /**
  * Every native method of Sojourn, and one open core as an {@link AutoCloseable}
  * handle. Events, decisions and log lines cross as JSON (the serde encoding of
- * {@code sojourn_core::protocol}); see {@code rust/jni}.
+ * {@code sojourn_core::protocol}) or, for the scheduler's steps, in the
+ * binary layout of {@link Wire}; see {@code rust/jni}.
  *
  * <p>The library is loaded from {@code java.library.path} first
  * ({@code libsojourn_jni.so}), else extracted from this jar's
@@ -60,6 +63,29 @@ public final class Native implements AutoCloseable {
   public String step(long nowMs, String eventsJson) {
     synchronized (lock) {
       return nStep(live(), nowMs, eventsJson);
+    }
+  }
+
+  /**
+   * One step as {@link #step(long, String)}, in the bridge's binary layout
+   * ({@link Wire}): the events are the first {@code length} bytes of
+   * {@code events}, and the response is written into {@code response}, or, when
+   * it does not fit, into a larger buffer made for it. Both are direct buffers,
+   * not touched by anyone else during the call. Returns the buffer holding the
+   * response, from position 0 to its limit.
+   */
+  public ByteBuffer step(long nowMs, ByteBuffer events, int length, ByteBuffer response) {
+    synchronized (lock) {
+      long h = live();
+      int n = nStepBinary(h, nowMs, events, length, response);
+      if (n < 0) {
+        // The step happened and its response waits on the native side.
+        response = ByteBuffer.allocateDirect(-n + (-n >> 1)).order(ByteOrder.LITTLE_ENDIAN);
+        n = nTakeResponse(h, response);
+      }
+      response.clear();
+      response.limit(n);
+      return response;
     }
   }
 
@@ -183,6 +209,10 @@ public final class Native implements AutoCloseable {
 
   static native String nStep(long handle, long now, String eventsJson);
 
+  static native int nStepBinary(long handle, long now, ByteBuffer events, int length, ByteBuffer response);
+
+  static native int nTakeResponse(long handle, ByteBuffer response);
+
   static native long nNextWake(long handle);
 
   static native String nDescribe(long handle);
@@ -224,6 +254,33 @@ public final class Native implements AutoCloseable {
   static String responseSampleForTest() {
     load();
     return nResponseSampleForTest();
+  }
+
+  static native String nWireEventsToJsonForTest(ByteBuffer events, int length, ByteBuffer scratch);
+
+  static native int nWireResponseSampleForTest(ByteBuffer response);
+
+  /**
+   * The first {@code length} bytes of {@code events}, in the binary layout,
+   * decoded as a binary step decodes them and written as a JSON array (an
+   * event whose value is wrong as {"error": message}); broken framing is an
+   * IllegalArgumentException naming the field (tests only).
+   */
+  static String wireEventsToJsonForTest(ByteBuffer events, int length) {
+    load();
+    return nWireEventsToJsonForTest(events, length, Wire.direct(1));
+  }
+
+  /** {@link #responseSampleForTest} in the binary layout, position 0 to limit (tests only). */
+  static ByteBuffer wireResponseSampleForTest() {
+    load();
+    ByteBuffer b = Wire.direct(1 << 16);
+    int n = nWireResponseSampleForTest(b);
+    if (n < 0) {
+      throw new IllegalStateException("the response sample needs " + -n + " bytes");
+    }
+    b.limit(n);
+    return b;
   }
 
   static native void nPanicInCoreForTest(long handle);

@@ -467,25 +467,28 @@ final class Protocol {
       return;
     }
     for (JsonNode l : lines) {
-      String target = l.path("target").asText("native").replace("::", ".");
-      Logger log = LoggerFactory.getLogger("sojourn." + target);
-      String msg = l.path("message").asText();
-      switch (l.path("level").asText("INFO")) {
-        case "ERROR":
-          log.error(msg);
-          break;
-        case "WARN":
-          log.warn(msg);
-          break;
-        case "DEBUG":
-          log.debug(msg);
-          break;
-        case "TRACE":
-          log.trace(msg);
-          break;
-        default:
-          log.info(msg);
-      }
+      logLine(l.path("level").asText("INFO"), l.path("target").asText("native"), l.path("message").asText());
+    }
+  }
+
+  /** Logs one native log line at its level, to logger {@code sojourn.<rust target>}. */
+  static void logLine(String level, String rustTarget, String msg) {
+    Logger log = LoggerFactory.getLogger("sojourn." + rustTarget.replace("::", "."));
+    switch (level) {
+      case "ERROR":
+        log.error(msg);
+        break;
+      case "WARN":
+        log.warn(msg);
+        break;
+      case "DEBUG":
+        log.debug(msg);
+        break;
+      case "TRACE":
+        log.trace(msg);
+        break;
+      default:
+        log.info(msg);
     }
   }
 

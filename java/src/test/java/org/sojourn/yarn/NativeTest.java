@@ -36,6 +36,59 @@ public class NativeTest {
   }
 
   @Test
+  public void aBinaryStepWhoseResponseOutgrowsItsBufferLosesNothing() throws Exception {
+    try (Native n = Native.open("fifo", Collections.emptyMap(), "{\"seed\":1}", 3)) {
+      java.util.List<com.fasterxml.jackson.databind.node.ObjectNode> batch = new java.util.ArrayList<>();
+      for (JsonNode e : Protocol.JSON.readTree(SETUP)) {
+        batch.add((com.fasterxml.jackson.databind.node.ObjectNode) e);
+      }
+      Wire w = new Wire();
+      int length = w.encode(batch);
+      java.nio.ByteBuffer small = Wire.direct(16);
+      java.nio.ByteBuffer got = n.step(5, w.events(), length, small);
+      assertTrue("a larger buffer was made", got != small && got.capacity() > 16);
+      Protocol.Response r = Wire.decode(got);
+      assertEquals(2, r.decisions.size());
+      assertTrue(r.decisions.get(0) instanceof Protocol.Allocate);
+      assertEquals(2, Protocol.JSON.readTree(n.describe()).path("cluster").path("containers").asInt());
+      // A heartbeat that changes nothing: nothing back, and the small buffer is enough.
+      length = w.encode(Collections.singletonList(Protocol.nodeHeartbeat(1)));
+      Protocol.Response quiet = Wire.decode(n.step(6, w.events(), length, small));
+      assertTrue(quiet.decisions.isEmpty() && quiet.errors.isEmpty());
+    }
+  }
+
+  @Test
+  public void aBinaryStepRefusesBrokenInputNamingIt() {
+    try (Native n = Native.open("fifo", Collections.emptyMap(), "{\"seed\":1}", 3)) {
+      java.nio.ByteBuffer events = Wire.direct(16);
+      events.put((byte) 1).putInt(1).put((byte) 99);
+      try {
+        n.step(5, events, 6, Wire.direct(64));
+        fail("an unknown tag was accepted");
+      } catch (IllegalArgumentException e) {
+        assertTrue(e.getMessage(), e.getMessage().contains("unknown tag 99"));
+      }
+      try {
+        n.step(5, events, 6, events);
+        fail("one buffer for both was accepted");
+      } catch (IllegalArgumentException e) {
+        assertTrue(e.getMessage(), e.getMessage().contains("share one buffer"));
+      }
+      try {
+        n.step(5, java.nio.ByteBuffer.allocate(16), 6, Wire.direct(64));
+        fail("a heap buffer was accepted");
+      } catch (IllegalArgumentException e) {
+        assertTrue(e.getMessage(), e.getMessage().contains("not a direct ByteBuffer"));
+      }
+      // Broken input costs the call, not the core.
+      events.clear();
+      events.put((byte) 1).putInt(0);
+      assertTrue(Wire.decode(n.step(5, events, 5, Wire.direct(64))).decisions.isEmpty());
+    }
+  }
+
+  @Test
   public void unknownPolicyIsAnIllegalArgumentNamingIt() {
     try {
       Native.open("fiffo", Collections.emptyMap(), "", 3).close();

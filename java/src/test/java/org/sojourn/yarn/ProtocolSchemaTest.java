@@ -90,10 +90,31 @@ public class ProtocolSchemaTest {
     assertRoundTrip(event, sent(event));
   }
 
-  /** Asserts {@code event} comes back from serde as {@code expected}. */
+  /**
+   * {@code event} encoded in the binary layout as a step sends it
+   * ({@link Wire}), decoded by Rust as a binary step decodes it, as JSON.
+   */
+  private static JsonNode binaryRoundTrip(ObjectNode event) throws Exception {
+    Wire w = new Wire();
+    int n = w.encode(Collections.singletonList(event));
+    return Protocol.JSON.readTree(Native.wireEventsToJsonForTest(w.events(), n)).get(0);
+  }
+
+  /**
+   * Asserts {@code event} comes back from serde as {@code expected}, by both
+   * paths: as JSON, and in the binary layout a step uses.
+   */
   private static void assertRoundTrip(ObjectNode event, JsonNode expected) throws Exception {
     assertTrue(event.path("type").asText(), SENT.contains(event.path("type").asText()));
     assertEquals("sent " + sent(event), expected, roundTrip(event));
+    assertEquals("sent in binary " + sent(event), expected, binaryRoundTrip(event));
+  }
+
+  /** The tag {@link Wire} gives {@code event}. */
+  private static byte binaryTag(ObjectNode event) {
+    Wire w = new Wire();
+    w.encode(Collections.singletonList(event));
+    return w.events().get(5); // after the version byte and the count
   }
 
   // ---- one test per event variant the shim sends -----------------------------------------
@@ -216,6 +237,51 @@ public class ProtocolSchemaTest {
   }
 
   @Test
+  public void theHotEventsGoBinaryTheOthersAsJson() {
+    assertEquals(Wire.NODE_HEARTBEAT, binaryTag(Protocol.nodeHeartbeat(8)));
+    assertEquals(Wire.CONTAINER_STARTED, binaryTag(Protocol.containerStarted(7001)));
+    assertEquals(Wire.CONTAINER_COMPLETED, binaryTag(Protocol.containerCompleted(7002, "lost")));
+    assertEquals(Wire.CONTAINER_PROGRESS, binaryTag(Protocol.containerProgress(7003, 0.5, 10L)));
+    assertEquals(Wire.NODE_REMOVED, binaryTag(Protocol.nodeRemoved(6)));
+    assertEquals(Wire.APP_REMOVED, binaryTag(Protocol.appRemoved(43)));
+    assertEquals(Wire.NODE_RESOURCE_UPDATED, binaryTag(Protocol.nodeResourceUpdated(7, res(8192, 8, 1))));
+    assertEquals(Wire.JSON, binaryTag(Protocol.appAdded(42, "wordcount", "root.eng", "alice", 3)));
+    // What the layout cannot carry goes as JSON, so the core refuses it as on the JSON path.
+    assertEquals(Wire.JSON, binaryTag(Protocol.nodeHeartbeat(-1)));
+    assertEquals(Wire.JSON, binaryTag(Protocol.containerCompleted(7002, "vanished")));
+  }
+
+  @Test
+  public void aBadEventIsRefusedAloneByBothPaths() throws Exception {
+    ObjectNode bad = Protocol.containerCompleted(7002, "vanished");
+    Wire w = new Wire();
+    int n = w.encode(Arrays.asList(bad, Protocol.nodeHeartbeat(8)));
+    JsonNode back = Protocol.JSON.readTree(Native.wireEventsToJsonForTest(w.events(), n));
+    assertTrue(back.toString(), back.get(0).path("error").asText().contains("vanished"));
+    assertEquals(sent(Protocol.nodeHeartbeat(8)), back.get(1));
+  }
+
+  @Test
+  public void brokenBinaryFramingIsRefusedNamingTheField() {
+    Wire w = new Wire();
+    int n = w.encode(Arrays.asList(Protocol.nodeHeartbeat(8), Protocol.containerCompleted(7002, "lost")));
+    for (int cut = 0; cut < n; cut++) {
+      try {
+        Native.wireEventsToJsonForTest(w.events(), cut);
+        fail("a batch cut at byte " + cut + " of " + n + " was accepted");
+      } catch (IllegalArgumentException e) {
+        assertTrue(e.getMessage(), e.getMessage().contains("at byte"));
+      }
+    }
+    try {
+      Native.wireEventsToJsonForTest(w.events(), w.events().capacity() + 1);
+      fail("a length past the buffer was accepted");
+    } catch (IllegalArgumentException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("events length"));
+    }
+  }
+
+  @Test
   public void everyEventVariantIsTestedOrNeverSent() throws Exception {
     TreeSet<String> rust = new TreeSet<>();
     for (JsonNode e : Protocol.JSON.readTree(Native.eventSamplesForTest())) {
@@ -273,6 +339,25 @@ public class ProtocolSchemaTest {
       assertEquals("sample refusal " + (3 + i), r.errors.get(i).message);
     }
     assertEquals(123456L, r.nextTimeout);
+  }
+
+  @Test
+  public void theBinaryResponseReadsAsTheJsonOne() {
+    Protocol.Response json = Protocol.decode(Native.responseSampleForTest());
+    Protocol.Response bin = Wire.decode(Native.wireResponseSampleForTest());
+    assertEquals(6, bin.decisions.size());
+    for (int i = 0; i < json.decisions.size(); i++) {
+      // The decision's JSON as serde writes it: a Rejected sends it back whole.
+      assertEquals(json.decisions.get(i).toString(), bin.decisions.get(i).toString());
+      assertEquals(json.decisions.get(i).getClass(), bin.decisions.get(i).getClass());
+    }
+    assertEquals(json.errors.size(), bin.errors.size());
+    for (int i = 0; i < json.errors.size(); i++) {
+      assertEquals(json.errors.get(i).index, bin.errors.get(i).index);
+      assertEquals(json.errors.get(i).kind, bin.errors.get(i).kind);
+      assertEquals(json.errors.get(i).message, bin.errors.get(i).message);
+    }
+    assertEquals(123456L, bin.nextTimeout);
   }
 
   private static void assertAmount(Protocol.Amount a, long mb, int vcores, long gpus) {

@@ -241,4 +241,31 @@ public class SojournSchedulerTest extends SojournTestBase {
     assertEquals(4 * GB, rm.getResourceScheduler().getRootQueueMetrics().getAvailableMB());
     assertEquals(0, describe().path("rejections").asInt());
   }
+  /**
+   * The headroom is given again only when it changed or an attempt was added
+   * (a NODE_UPDATE that changes nothing skips the loop over every
+   * application): after idle heartbeats, a new attempt still gets it, and
+   * both attempts follow a change.
+   */
+  @Test(timeout = 60000)
+  public void theHeadroomFollowsAfterIdleHeartbeats() throws Exception {
+    start(conf());
+    MockNM nm1 = rm.registerNode("127.0.0.1:1234", 8 * GB, 8);
+    MockAM am1 = MockRM.launchAndRegisterAM(submit(GB), rm, nm1);
+    for (int i = 0; i < 3; i++) {
+      nm1.nodeHeartbeat(true);
+      rm.drainEvents();
+    }
+    assertEquals(7 * GB, am1.schedule().getAvailableResources().getMemorySize());
+    MockAM am2 = MockRM.launchAndRegisterAM(submit(GB), rm, nm1);
+    nm1.nodeHeartbeat(true);
+    rm.drainEvents();
+    assertEquals(6 * GB, am2.schedule().getAvailableResources().getMemorySize());
+    assertEquals(6 * GB, am1.schedule().getAvailableResources().getMemorySize());
+    assertEquals(6 * GB, rm.getResourceScheduler().getRootQueueMetrics().getAvailableMB());
+    allocateAndWait(am1, nm1, GB, 1, 2);
+    nm1.nodeHeartbeat(true);
+    rm.drainEvents();
+    assertEquals(4 * GB, am2.schedule().getAvailableResources().getMemorySize());
+  }
 }

@@ -21,7 +21,9 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateS
  * The full RM: NODE_UPDATE cost and container allocations per second for one
  * scheduler, inside a MockRM with N nodes and A apps each asking C containers.
  * The timed phase hands NODE_UPDATE to the scheduler directly, node after node,
- * until every ask is served; each call is timed. Prints figures.
+ * until every ask is served; each call is timed. Then five rounds of NODE_UPDATEs
+ * that change nothing (for Sojourn, the bridge's round trip with an empty
+ * response) are timed apart. Prints figures.
  *
  * <pre>gradle rmbench [-Prmbench.args="all 1000 500 100 --record"]</pre>
  * (all, or a comma-separated list of sojourn-fifo, sojourn-fair, sojourn-fair-single, capacity,
@@ -69,10 +71,18 @@ public final class RmBench {
     }
     if (record) {
       java.nio.file.Path history = java.nio.file.Paths.get("java", "bench", "rm-history.csv");
+      String header = "date,rev,scheduler,nodes,apps,containers_per_app,rounds,allocations_per_s,"
+          + "node_update_p50_us,node_update_p99_us,node_update_max_us,idle_node_update_p50_us,"
+          + "idle_node_update_p99_us";
       if (!java.nio.file.Files.exists(history)) {
-        java.nio.file.Files.write(history, java.util.Collections.singletonList(
-            "date,rev,scheduler,nodes,apps,containers_per_app,rounds,allocations_per_s,"
-            + "node_update_p50_us,node_update_p99_us,node_update_max_us"));
+        java.nio.file.Files.write(history, java.util.Collections.singletonList(header));
+      } else {
+        // Rows from before the idle figures keep their fields; only the header grows.
+        List<String> lines = java.nio.file.Files.readAllLines(history);
+        if (!lines.isEmpty() && !lines.get(0).equals(header)) {
+          lines.set(0, header);
+          java.nio.file.Files.write(history, lines);
+        }
       }
       java.nio.file.Files.write(history, rows, java.nio.file.StandardOpenOption.APPEND);
       System.out.println("recorded in " + history);
@@ -192,12 +202,33 @@ public final class RmBench {
       double p99 = l[(int) (l.length * 0.99)] / 1e3;
       double max = l[l.length - 1] / 1e3;
       System.out.printf("  NODE_UPDATE: p50 %.1f us, p99 %.1f us, max %.1f us%n", p50, p99, max);
+      // A NODE_UPDATE that changes nothing: every ask served, no container
+      // status, nothing pending. One unmeasured round first carries the last
+      // round's follow-ups (confirmations) to the scheduler.
+      for (RMNode n : rmNodes) {
+        s.handle(new NodeUpdateSchedulerEvent(n));
+      }
+      int idleRounds = 5;
+      long[] idle = new long[idleRounds * rmNodes.size()];
+      int k = 0;
+      for (int r = 0; r < idleRounds; r++) {
+        for (RMNode n : rmNodes) {
+          long a = System.nanoTime();
+          s.handle(new NodeUpdateSchedulerEvent(n));
+          idle[k++] = System.nanoTime() - a;
+        }
+      }
+      Arrays.sort(idle);
+      double idleP50 = idle[idle.length / 2] / 1e3;
+      double idleP99 = idle[(int) (idle.length * 0.99)] / 1e3;
+      System.out.printf("  idle NODE_UPDATE (changes nothing; for sojourn, a bridge round trip): p50 %.1f us, "
+          + "p99 %.1f us%n", idleP50, idleP99);
       if (allocated < (long) apps * perApp) {
         System.out.printf("  WARNING: only %d of %d containers placed in %d rounds%n", allocated,
             (long) apps * perApp, rounds);
       }
-      return String.format("%s,%d,%d,%d,%d,%.0f,%.1f,%.1f,%.1f", which, nodes, apps, perApp, rounds,
-          allocated / secs, p50, p99, max);
+      return String.format("%s,%d,%d,%d,%d,%.0f,%.1f,%.1f,%.1f,%.1f,%.1f", which, nodes, apps, perApp, rounds,
+          allocated / secs, p50, p99, max, idleP50, idleP99);
     } finally {
       rm.stop();
     }
