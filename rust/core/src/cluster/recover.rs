@@ -69,6 +69,22 @@ impl Cluster {
                 super::MAX_CONTAINERS_PER_NODE
             )));
         }
+        // Booked past the node's room, but never past what the books can
+        // count: a container near the top of a resource's range (no host
+        // has one) would saturate the sums and leave them unequal to the
+        // holdings once it ends.
+        let app_held = self.app(r.app).map_or(Resources::ZERO, |a| a.allocated);
+        let overflows = |sum: Resources| {
+            sum.memory_mb.checked_add(held.memory_mb).is_none()
+                || sum.vcores.checked_add(held.vcores).is_none()
+                || sum.gpus.checked_add(held.gpus).is_none()
+        };
+        if overflows(node.allocated) || overflows(app_held) || overflows(self.allocated) {
+            return Err(CoreError::BadResource {
+                what: format!("recovered {id} ({held})"),
+                why: format!("the books of {} or of its app cannot count that much", r.node),
+            });
+        }
         if !held.fits_in(&node.available()) {
             // A fact of the host's books, not a decision: YARN recovers what
             // its NodeManagers run even past the node's capacity (e.g. a
@@ -189,5 +205,23 @@ mod tests {
         c.complete(ContainerId(4), crate::protocol::Outcome::Finished, Time(2)).expect("complete");
         c.check_invariants().expect("fits again");
         assert!(c.allocate(AppId(1), Priority::MAP, NodeId(1), Time(3)).is_ok());
+    }
+
+    /// Found by the bridge fuzzer: a container of u32::MAX vcores after
+    /// another saturated the node's books, which then no longer matched its
+    /// containers once one ended. It is refused; the books stay exact.
+    #[test]
+    fn a_recovered_container_the_books_cannot_count_is_refused() {
+        let mut c = cluster();
+        c.recover_container(rec(1, 512, false), Time(0)).expect("recover");
+        let huge = Recovered { resources: Resources::new(512, u32::MAX), ..rec(2, 512, false) };
+        let e = c.recover_container(huge, Time(0)).expect_err("overflows the vcores");
+        assert!(e.to_string().contains("cannot count"), "{e}");
+        let huge = Recovered { resources: Resources::new(u64::MAX, 1), ..rec(3, 512, false) };
+        assert!(c.recover_container(huge, Time(0)).is_err(), "overflows the memory");
+        assert_eq!(c.node(NodeId(1)).map(|n| n.allocated), Some(Resources::new(512, 1)));
+        c.complete(ContainerId(1), crate::protocol::Outcome::Finished, Time(1)).expect("complete");
+        assert_eq!(c.allocated(), Resources::ZERO);
+        c.check_invariants().expect("invariants");
     }
 }
