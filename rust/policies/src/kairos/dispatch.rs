@@ -142,6 +142,11 @@ impl Kairos {
                 if plain && hopeless.contains(&shape) {
                     continue;
                 }
+                // The node last placed on and its key then: every node before
+                // that key could not take this ask, and placing changed only
+                // that node, so the next search starts there (the node itself
+                // may have moved before it, and is looked at first).
+                let mut last: Option<NodeKey> = None;
                 loop {
                     let outstanding =
                         ctx.cluster().app(app).and_then(|a| a.asks.get(&prio)).map_or(0, |s| s.outstanding);
@@ -153,8 +158,15 @@ impl Kairos {
                         break;
                     }
                     let (cluster, now) = (ctx.cluster(), ctx.now);
-                    let Some(key) = self.open.iter().find(|k| self.placeable(cluster, app, prio, k.2, now)).copied()
-                    else {
+                    let fits = |k: &&NodeKey| self.placeable(cluster, app, prio, k.2, now);
+                    let found = match last {
+                        None => self.open.iter().find(fits).copied(),
+                        Some(from) => {
+                            let moved = self.key_of.get(&from.2).filter(|k| **k < from).filter(fits).copied();
+                            moved.or_else(|| self.open.range(from..).find(fits).copied())
+                        }
+                    };
+                    let Some(key) = found else {
                         if plain {
                             hopeless.push(shape);
                         }
@@ -163,6 +175,7 @@ impl Kairos {
                     if !self.start_on(ctx, app, prio, key.2, am) {
                         break;
                     }
+                    last = Some(key);
                 }
             }
             self.queue.refresh(ctx.cluster(), app);
