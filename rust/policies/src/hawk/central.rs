@@ -63,8 +63,11 @@ impl Hawk {
             if let Some(ns) = self.nodes.get_mut(&node) {
                 ns.central_work_us = ns.central_work_us.saturating_add(est_us);
             }
-            let entry = Entry { req, long, probe: false, est_us, arrived_us: 0, head_us: 0, behind_long: false };
-            self.send(ctx, node, entry, at_us);
+            if long {
+                // SSS (§5 E2 step 1): the node's bit is set at assignment
+                self.assign_long(node);
+            }
+            self.send(ctx, node, Entry::new(req, long, false, est_us), at_us);
         }
         k
     }

@@ -101,19 +101,23 @@
 
 mod central;
 mod config;
+mod dlwl;
 mod queues;
+mod srpt;
+mod sss;
 
 #[cfg(test)]
 mod props;
 #[cfg(test)]
 mod tests;
 
-pub use config::{Central, Config, HAWK, LWL, SPARROW, SPLIT};
+pub use config::{Central, Config, Order, DLWL_SRPT, EAGLE, HAWK, LWL, SPARROW, SPLIT};
 use sojourn_core::{
     AppId, Ask, Cluster, ContainerId, Ctx, Decision, Event, NodeId, Params, Policy, Priority, Resources, Result, Time,
     TimerTable,
 };
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
 pub fn build_hawk(p: &Params) -> Result<Box<dyn Policy>> {
     Ok(Box::new(Hawk::new("hawk", Config::from_params(p)?)))
@@ -126,6 +130,22 @@ pub fn build_lwl(p: &Params) -> Result<Box<dyn Policy>> {
 }
 pub fn build_split(p: &Params) -> Result<Box<dyn Policy>> {
     Ok(Box::new(Hawk::new("split", Config::from_params(p)?)))
+}
+pub fn build_eagle(p: &Params) -> Result<Box<dyn Policy>> {
+    Ok(Box::new(Hawk::new("eagle", Config::from_params(p)?)))
+}
+pub fn build_dlwl_srpt(p: &Params) -> Result<Box<dyn Policy>> {
+    Ok(Box::new(Hawk::new("dlwl_srpt", Config::from_params(p)?)))
+}
+
+/// SSS's bit vector (delgado.md §2.3): bit i set iff node i has a long task
+/// assigned, by node id; shared by the snapshots nodes keep until it
+/// changes.
+pub type Bits = Arc<Vec<u64>>;
+
+/// Whether node `n`'s bit is set in `bits`.
+pub(crate) fn bit(bits: &[u64], n: NodeId) -> bool {
+    bits.get(n.0 as usize / 64).is_some_and(|w| w >> (n.0 % 64) & 1 == 1)
 }
 
 /// One ask of a job: what is probed for or placed.
@@ -145,6 +165,32 @@ pub struct Entry {
     pub head_us: u64,
     /// A short probe that waited behind a long task (Table 3.2).
     pub behind_long: bool,
+    /// SRPT's bypass counter (µs): the estimates of the tasks started from
+    /// entries behind this one (delgado.md §2.5).
+    pub bypass_us: u64,
+    /// Tasks this probe has started (SBP keeps it queued after the first).
+    pub served: u32,
+    /// SSS's probing round in `authors_simulator=false`: 1 (random), 2
+    /// (redrawn on the bit vector), 3 (the short-partition fallback, never
+    /// rejected); 0: not subject to SSS.
+    pub round: u8,
+}
+
+impl Entry {
+    pub fn new(req: Req, long: bool, probe: bool, est_us: u64) -> Entry {
+        Entry {
+            req,
+            long,
+            probe,
+            est_us,
+            arrived_us: 0,
+            head_us: 0,
+            behind_long: false,
+            bypass_us: 0,
+            served: 0,
+            round: 0,
+        }
+    }
 }
 
 /// What the policy keeps about a node.
@@ -160,6 +206,12 @@ pub struct NodeState {
     pub running_short: u32,
     /// Estimates of the central tasks placed here and not yet started (µs).
     pub central_work_us: u64,
+    /// Long tasks the central scheduler assigned here (in flight, queued
+    /// or running): the node's SSS bit is set while this is above 0.
+    pub assigned_long: u32,
+    /// The bit vector (and its version, the "timestamp") that came with
+    /// the last long task that reached the node (SSS, §2.3 step 2).
+    pub sss: Option<(u64, Bits)>,
     /// In the short partition.
     pub short: bool,
     /// Which registration of the node this is: what was sent to an earlier
@@ -185,6 +237,9 @@ pub struct ReqState {
     pub long: bool,
     /// Entries in flight, queued or in a get-task.
     pub live: u32,
+    /// The freshest bit vector of this job's SSS rejections so far
+    /// (`authors_simulator=false`).
+    pub fresh: Option<(u64, Bits)>,
 }
 
 /// What a timer stands for.
@@ -192,8 +247,12 @@ pub struct ReqState {
 pub enum Pending {
     /// A probe or a central task on its way to `node` (registration `epoch`).
     Arrive { node: NodeId, epoch: u64, entry: Entry },
-    /// `node`'s get-task for `entry` comes back; `hold` is set aside till then.
-    Fetched { node: NodeId, epoch: u64, entry: Entry, hold: Resources, am: bool },
+    /// `node`'s get-task for `entry` comes back; `hold` is set aside till then;
+    /// `index`: where the entry was in the queue (SBP puts it back there).
+    Fetched { node: NodeId, epoch: u64, entry: Entry, hold: Resources, am: bool, index: usize },
+    /// An SSS rejection reaches the job's scheduler with the rejecting
+    /// node's bit vector (`authors_simulator=false`).
+    Rejected { entry: Entry, bits: Option<(u64, Bits)> },
 }
 
 /// A typed wake-up: the exact time (µs) and a sequence number naming the
@@ -235,6 +294,13 @@ pub struct Hawk {
     pub(crate) am_blocked: BTreeSet<NodeId>,
     seq: u64,
     epochs: u64,
+    /// SSS: the central scheduler's bit vector and its version.
+    pub(crate) bits: Bits,
+    pub(crate) bits_version: u64,
+    /// DLWL: the waiting times of the last heartbeat snapshot (µs, by node
+    /// id), and which period it is of.
+    pub(crate) snapshot: Vec<u64>,
+    snapshot_period: Option<u64>,
 }
 
 fn us(t: Time) -> u64 {
@@ -263,6 +329,10 @@ impl Hawk {
             am_blocked: BTreeSet::new(),
             seq: 0,
             epochs: 0,
+            bits: Arc::new(Vec::new()),
+            bits_version: 0,
+            snapshot: Vec::new(),
+            snapshot_period: None,
         }
     }
 
@@ -278,7 +348,7 @@ impl Hawk {
     pub(crate) fn central_places(&self, long: bool) -> bool {
         match self.cfg.central {
             Central::Long => long,
-            Central::All => true,
+            Central::All | Central::Distributed => true,
             Central::None => false,
         }
     }
@@ -359,10 +429,16 @@ impl Hawk {
             return;
         }
         let deficit = cover - live;
-        let sent = if self.central_places(long) {
+        let sent = if self.cfg.central == Central::Distributed {
+            self.place_dlwl(ctx, req, long, deficit, est_us, at_us)
+        } else if self.central_places(long) {
             self.place_central(ctx, req, long, deficit, est_us, at_us)
         } else {
-            let n = (self.cfg.probe_ratio * deficit as f64).ceil().min(u32::MAX as f64) as u32;
+            let mut n = (self.cfg.probe_ratio * deficit as f64).ceil().min(u32::MAX as f64) as u32;
+            if !long && live == 0 {
+                // Eagle's minimum probe count: a job's first batch is max(K, d·t) (§2.6)
+                n = n.max(self.cfg.min_probes);
+            }
             self.send_probes(ctx, req, long, n, est_us, at_us)
         };
         // (a req that started tasks while being topped up may be starved
@@ -432,6 +508,9 @@ impl Hawk {
                 ns.running_short = ns.running_short.saturating_sub(1);
             }
         }
+        if run.long && run.central {
+            self.unassign_long(run.node);
+        }
         Some(run)
     }
 
@@ -450,6 +529,7 @@ impl Policy for Hawk {
     }
 
     fn on_event(&mut self, ctx: &mut Ctx<'_>, event: &Event) {
+        self.heartbeat(ctx);
         let now = us(ctx.now);
         match event {
             Event::NodeAdded(spec) => {
@@ -466,6 +546,7 @@ impl Policy for Hawk {
             Event::NodeRemoved { node } => {
                 self.layout_stale = true;
                 let mut lost = BTreeSet::new();
+                self.set_bit(*node, false);
                 if let Some(ns) = self.nodes.remove(node) {
                     for e in &ns.queue {
                         self.lose(e);
@@ -481,7 +562,7 @@ impl Policy for Hawk {
                 for ask in asks {
                     let req = (*app, ask.priority);
                     let long = self.is_long(ask);
-                    self.reqs.entry(req).or_insert(ReqState { long, live: 0 });
+                    self.reqs.entry(req).or_insert(ReqState { long, live: 0, fresh: None });
                     self.top_up(ctx, req, now);
                 }
             }
@@ -515,12 +596,14 @@ impl Policy for Hawk {
     /// get-task answers); a heartbeat only retries what is starved and lets
     /// the node look at its queue again.
     fn on_node_heartbeat(&mut self, ctx: &mut Ctx<'_>, node: NodeId) {
+        self.heartbeat(ctx);
         let now = us(ctx.now);
         self.serve(ctx, node, now, false);
         self.settle(ctx);
     }
 
     fn on_schedule(&mut self, ctx: &mut Ctx<'_>) {
+        self.heartbeat(ctx);
         self.settle(ctx);
     }
 
@@ -529,6 +612,7 @@ impl Policy for Hawk {
     }
 
     fn on_wake(&mut self, ctx: &mut Ctx<'_>) {
+        self.heartbeat(ctx);
         while let Some(w) = self.timers.pop_due(ctx.now) {
             match self.pending.remove(&w.seq) {
                 Some(Pending::Arrive { node, epoch, entry }) => {
@@ -539,9 +623,9 @@ impl Policy for Hawk {
                         self.top_up(ctx, entry.req, w.due_us);
                     }
                 }
-                Some(Pending::Fetched { node, epoch, entry, hold, am }) => {
+                Some(Pending::Fetched { node, epoch, entry, hold, am, index }) => {
                     if self.nodes.get(&node).is_some_and(|n| n.epoch == epoch) {
-                        let freed = self.fetched(ctx, node, entry, hold, am, w.due_us);
+                        let freed = self.fetched(ctx, node, entry, hold, am, index, w.due_us);
                         self.serve(ctx, node, w.due_us, freed);
                     } else {
                         // the node left while asking
@@ -552,6 +636,7 @@ impl Policy for Hawk {
                         self.top_up(ctx, entry.req, w.due_us);
                     }
                 }
+                Some(Pending::Rejected { entry, bits }) => self.rejected(ctx, entry, bits, w.due_us),
                 None => {}
             }
         }
