@@ -107,6 +107,8 @@ mod srpt;
 mod sss;
 
 #[cfg(test)]
+mod eagle_tests;
+#[cfg(test)]
 mod props;
 #[cfg(test)]
 mod tests;
