@@ -3,7 +3,7 @@
 //! (the centralized baseline, `central=all`).
 
 use super::{Entry, Hawk, Req};
-use sojourn_core::{Cluster, Ctx, NodeId};
+use sojourn_core::{Ctx, NodeId};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -12,19 +12,13 @@ impl Hawk {
     /// (µs): the estimates of its central tasks queued there, plus the
     /// remaining estimate of the central tasks it runs, plus 2d while it
     /// runs one (the authors' simulator). Short probes are invisible to it.
-    pub(crate) fn waiting_us(&self, cluster: &Cluster, node: NodeId, at_us: u64) -> u64 {
+    pub(crate) fn waiting_us(&self, node: NodeId, at_us: u64) -> u64 {
         let Some(ns) = self.nodes.get(&node) else { return u64::MAX };
         let mut w = ns.central_work_us;
-        let mut running = false;
-        if let Some(n) = cluster.node(node) {
-            for c in n.containers.iter() {
-                if let Some(run) = self.running.get(c).filter(|r| r.central) {
-                    running = true;
-                    w = w.saturating_add(run.est_us.saturating_sub(at_us.saturating_sub(run.start_us)));
-                }
-            }
+        for (_, est_us, start_us) in &ns.central_runs {
+            w = w.saturating_add(est_us.saturating_sub(at_us.saturating_sub(*start_us)));
         }
-        if running {
+        if !ns.central_runs.is_empty() {
             w = w.saturating_add(2 * self.cfg.delay_us);
         }
         w
@@ -48,7 +42,7 @@ impl Hawk {
             return 0;
         }
         let mut heap: BinaryHeap<Reverse<(u64, NodeId)>> =
-            hosts.iter().map(|n| Reverse((self.waiting_us(ctx.cluster(), *n, at_us), *n))).collect();
+            hosts.iter().map(|n| Reverse((self.waiting_us(*n, at_us), *n))).collect();
         let mut targets = Vec::with_capacity(k as usize);
         for _ in 0..k {
             let Some(Reverse((w, node))) = heap.pop() else { break };

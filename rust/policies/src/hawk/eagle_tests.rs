@@ -4,7 +4,9 @@
 
 use super::Hawk;
 use crate::test_support::{allocations, config_error, core, finish, node, tick};
-use sojourn_core::{AppId, AppSpec, Ask, ContainerId, Decision, Event, Harness, NodeId, Phase, Priority, Resources, Time};
+use sojourn_core::{
+    AppId, AppSpec, Ask, ContainerId, Decision, Event, Harness, NodeId, Phase, Priority, Resources, Time,
+};
 
 fn cluster(policy: &str, nodes: u32, kv: &[(&str, &str)]) -> Harness {
     let mut c = core(policy, kv);
@@ -199,7 +201,9 @@ fn a_sticky_probe_keeps_taking_its_jobs_tasks() {
 /// factor P waits for every Q.
 #[test]
 fn srpt_bypasses_a_probe_at_most_up_to_the_starvation_bound() {
-    for (factor, order) in [("5", vec![9, 11, 12, 10, 13, 14, 10, 10]), ("1000000", vec![9, 11, 12, 13, 14, 10, 10, 10])] {
+    for (factor, order) in
+        [("5", vec![9, 11, 12, 10, 13, 14, 10, 10]), ("1000000", vec![9, 11, 12, 13, 14, 10, 10, 10])]
+    {
         let kv = [
             ("network_delay_us", "0"),
             ("cutoff_s", "1000"),

@@ -1,10 +1,11 @@
-//! `hawk`, `sparrow`, `lwl` and `split`: distributed and hybrid scheduling
-//! with probes, late binding, a short-only partition, randomized task
-//! stealing and a central least-work-left scheduler (Delgado's thesis,
-//! chapter 2; delgado.md §0, §1, formulas §5 H and B).
+//! `hawk`, `sparrow`, `lwl`, `split`, `eagle` and `dlwl_srpt`: distributed
+//! and hybrid scheduling with probes, late binding, a short-only partition,
+//! randomized task stealing and a central least-work-left scheduler
+//! (Delgado's thesis, chapter 2; delgado.md §0, §1, formulas §5 H and B),
+//! and Eagle's additions (chapter 3; delgado.md §2, formulas §5 E and D).
 //!
-//! One module, four registered policies that differ only in their
-//! parameters' defaults (delgado.md §1.8):
+//! One module, six registered policies that differ only in their
+//! parameters' defaults (delgado.md §1.8, §2.6, §2.7):
 //! - `hawk`: short jobs by Sparrow-style batch probing over the whole cluster
 //!   (H3), long jobs by the central LWL scheduler over the general partition
 //!   (H5), a short partition (2% of the nodes for Yahoo, 17% for Google,
@@ -15,6 +16,21 @@
 //!   every task's estimate; no partition, no stealing.
 //! - `split`: the split cluster (§2.4.6): short jobs probe only the short
 //!   partition, long jobs LWL on the rest; no stealing (§6.21).
+//! - `eagle` (§2.1): Hawk's hybrid without stealing, plus Succinct State
+//!   Sharing ([`sss`], `sss`), Sticky Batch Probing (`sticky`), SRPT node
+//!   queues with the starvation bound ([`srpt`], `queue_order=srpt`,
+//!   `starvation_factor=5`) and at least K = 20 probes per short job
+//!   (`min_probes`).
+//! - `dlwl_srpt` (§2.7, §5 D): every task placed by distributed LWL on
+//!   heartbeat snapshots of the queues plus noise ([`dlwl`],
+//!   `central=distributed`, `heartbeat_s`), SRPT over every queued entry
+//!   (`queue_order=srpt_all`), the same short partition; early binding (one
+//!   entry per task), no SSS, no SBP.
+//!
+//! Eagle's ablations (Figs 3.5/3.6) are parameters: `sss=false` (no SSS),
+//! `sticky=false queue_order=fifo` (no SBP+SRPT), `min_probes=0` (no
+//! minimum probes), `short_partition_pct=0` (no partition; SSS's fallback
+//! then draws from every node), `steal_attempts=10` (Hawk's stealing on top).
 //!
 //! Hawk's ablations (Fig 2.7) are parameters: `central=none`,
 //! `short_partition_pct=0`, `steal_attempts=0`.
@@ -89,6 +105,46 @@
 //! - Only nodes whose capacity, label and strict locality allow an ask are
 //!   probed for it; with the traces' identical nodes that is every node.
 //!
+//! # Eagle: decisions (delgado.md §6)
+//! - §6.5, the `authors_simulator` switch (default `true`). True: as the
+//!   authors' simulator, SSS acceptance is decided when a probe is sent,
+//!   against the node's true state (a long task assigned: in flight, queued
+//!   or running); a rejected probe is redrawn on the freshest vector stored
+//!   at any of the job's targets, accepting or not, and arrives after 2d; a
+//!   second rejection sends it to the short partition, also after 2d. False:
+//!   a probe is rejected when it reaches a node that runs or queues a long
+//!   task (what the node knows), the rejection carries the node's vector
+//!   back (d), and the scheduler redraws on the freshest vector of the job's
+//!   rejections so far; nothing is cached across jobs in either mode. The
+//!   switch also picks DLWL's noise (§6.9): whole seconds in [0, HB] (the
+//!   simulator's `randint`) or uniform µs in [0, HB).
+//! - §6.3 probe targets: `sampling` as for Hawk; SSS's redraws are always
+//!   with replacement (the authors' simulator).
+//! - §6.6 the bit vector: a node's bit is set when the central scheduler
+//!   assigns it a long task and clears when its last long task ends (or a
+//!   placed long task is dropped); the "timestamp" is the vector's version.
+//!   With `--node-vcores` above 1 the bit is per node, not per slot (§6.24
+//!   suggests per slot; our queues are per node).
+//! - §6.7 remaining time = est × unlaunched tasks; nodes read the count at
+//!   once (the authors' simulator learns it 2d after each hand-out), and
+//!   SRPT's scan purges the short probes of jobs with none left
+//!   (`probes_purged`).
+//! - §6.8 starvation bound: entry P may be bypassed by T while
+//!   `bypass(P) + est(T) ≤ starvation_factor × est(P)` (P's own job, `≤`);
+//!   a long entry in Eagle's queues is a barrier (Algorithm 1's `break`);
+//!   DLWL+SRPT orders every entry with a strict `<` (§2.7). The counter
+//!   grows when the bypassing entry is taken for a get-task.
+//! - SBP: a probe that got a task goes back to its place in the queue (not
+//!   to the head); with FIFO order that is the head, so the node keeps
+//!   taking the job's tasks; with SRPT, the job's remaining time only
+//!   shrinks, so it usually wins again. Long entries are never sticky.
+//! - K applies to a job's first batch (when it has no live probe): `max(K,
+//!   ceil(ratio × tasks))`; top-ups after a loss send `ceil(ratio × deficit)`.
+//! - DLWL's snapshot is taken at the first call of each heartbeat period,
+//!   before that call changes anything: the state at the period's start
+//!   (queued estimates + remaining estimates of running tasks, §5 D1).
+//!   HB: Yahoo 7 s as the thesis (the README's 8 is `heartbeat_s=8`).
+//!
 //! # Metrics (Table 3.2's columns)
 //! `probes_sent`, `probes_behind_long` (a short probe that reached a node
 //! running or holding a long task), `short_after_long` (such a probe that
@@ -97,7 +153,12 @@
 //! get-task that found no task left), `central_placed`, `short_tasks`,
 //! `long_tasks`, and the distributions `queue_delay_ms`,
 //! `queue_delay_short_ms`, `queue_delay_long_ms` (arrival at the first node
-//! queue to the head of a queue, per started task).
+//! queue to the head of a queue, per started task). Eagle adds
+//! `sss_rejections` (probes a node with a long task turned away; each is
+//! also a `rescheduled_probes`, Table 3.2's "re-scheduled probes: Eagle
+//! SSS"), `sticky_tasks` (tasks a probe got after its first),
+//! `sticky_probes` (probes that got more than one), `probes_purged`;
+//! DLWL counts `dlwl_placed`.
 
 mod central;
 mod config;
@@ -214,6 +275,9 @@ pub struct NodeState {
     /// The bit vector (and its version, the "timestamp") that came with
     /// the last long task that reached the node (SSS, §2.3 step 2).
     pub sss: Option<(u64, Bits)>,
+    /// The central tasks running here: container, estimate and start (µs),
+    /// for the waiting time (H5) without a walk over the node's containers.
+    pub central_runs: Vec<(ContainerId, u64, u64)>,
     /// In the short partition.
     pub short: bool,
     /// Which registration of the node this is: what was sent to an earlier
@@ -224,6 +288,7 @@ pub struct NodeState {
 /// One of the policy's containers.
 #[derive(Clone, Debug)]
 pub struct Run {
+    pub app: AppId,
     pub node: NodeId,
     pub long: bool,
     /// Placed by the central scheduler (its waiting times count it).
@@ -288,6 +353,9 @@ pub struct Hawk {
     /// call returns (each started task used a slot, so this ends).
     refill: BTreeSet<Req>,
     pub(crate) running: BTreeMap<ContainerId, Run>,
+    /// The policy's containers per app: an app that had none needs no sweep
+    /// when it goes.
+    runs_per_app: BTreeMap<AppId, u32>,
     pending: BTreeMap<u64, Pending>,
     pub(crate) timers: TimerTable<Wake>,
     /// AM containers running, and AM get-tasks in flight (`max_am_share`).
@@ -325,6 +393,7 @@ impl Hawk {
             starved: BTreeSet::new(),
             refill: BTreeSet::new(),
             running: BTreeMap::new(),
+            runs_per_app: BTreeMap::new(),
             pending: BTreeMap::new(),
             timers: TimerTable::new(),
             ams: 0,
@@ -497,9 +566,31 @@ impl Hawk {
         freed.into_iter().collect()
     }
 
+    /// Enters a container the policy started in its books.
+    pub(crate) fn record(&mut self, container: ContainerId, run: Run) {
+        *self.runs_per_app.entry(run.app).or_insert(0) += 1;
+        if let Some(ns) = self.nodes.get_mut(&run.node) {
+            if run.long {
+                ns.running_long += 1;
+            } else {
+                ns.running_short += 1;
+            }
+            if run.central {
+                ns.central_runs.push((container, run.est_us, run.start_us));
+            }
+        }
+        self.running.insert(container, run);
+    }
+
     /// Removes one of the policy's containers from its books.
     fn forget(&mut self, c: ContainerId) -> Option<Run> {
         let run = self.running.remove(&c)?;
+        if let Some(k) = self.runs_per_app.get_mut(&run.app) {
+            *k -= 1;
+            if *k == 0 {
+                self.runs_per_app.remove(&run.app);
+            }
+        }
         if run.am {
             self.ams = self.ams.saturating_sub(1);
         }
@@ -508,6 +599,9 @@ impl Hawk {
                 ns.running_long = ns.running_long.saturating_sub(1);
             } else {
                 ns.running_short = ns.running_short.saturating_sub(1);
+            }
+            if run.central {
+                ns.central_runs.retain(|r| r.0 != c);
             }
         }
         if run.long && run.central {
@@ -575,7 +669,8 @@ impl Policy for Hawk {
                     self.reqs.remove(&r);
                     self.starved.remove(&r);
                 }
-                for node in self.sweep(ctx.cluster()) {
+                let had = self.runs_per_app.contains_key(app);
+                for node in if had { self.sweep(ctx.cluster()) } else { Vec::new() } {
                     self.serve(ctx, node, now, true);
                 }
             }

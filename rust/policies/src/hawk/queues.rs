@@ -282,15 +282,8 @@ impl Hawk {
                 if am {
                     self.ams += 1;
                 }
-                let run = Run { node, long: e.long, central: !e.probe, am, est_us: e.est_us, start_us: at_us };
-                if let Some(ns) = self.nodes.get_mut(&node) {
-                    if e.long {
-                        ns.running_long += 1;
-                    } else {
-                        ns.running_short += 1;
-                    }
-                }
-                self.running.insert(container, run);
+                let run = Run { app, node, long: e.long, central: !e.probe, am, est_us: e.est_us, start_us: at_us };
+                self.record(container, run);
                 // a req above the window gets its next entries as tasks start
                 let live = self.reqs.get(&e.req).map_or(u32::MAX, |r| r.live);
                 if Self::ask_of(ctx.cluster(), e.req).is_some_and(|a| self.to_cover(a.outstanding) > live) {
