@@ -2,7 +2,7 @@
 //! general partition, on estimates, for long jobs (Hawk) or for every job
 //! (the centralized baseline, `central=all`).
 
-use super::{Entry, Hawk, Req};
+use super::{Entry, Hawk, NodeState, Req};
 use sojourn_core::{Ctx, NodeId};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -12,8 +12,7 @@ impl Hawk {
     /// (µs): the estimates of its central tasks queued there, plus the
     /// remaining estimate of the central tasks it runs, plus 2d while it
     /// runs one (the authors' simulator). Short probes are invisible to it.
-    pub(crate) fn waiting_us(&self, node: NodeId, at_us: u64) -> u64 {
-        let Some(ns) = self.nodes.get(&node) else { return u64::MAX };
+    pub(crate) fn waiting_us(&self, ns: &NodeState, at_us: u64) -> u64 {
         let mut w = ns.central_work_us;
         for (_, est_us, start_us) in &ns.central_runs {
             w = w.saturating_add(est_us.saturating_sub(at_us.saturating_sub(*start_us)));
@@ -41,8 +40,19 @@ impl Hawk {
         if hosts.is_empty() || k == 0 {
             return 0;
         }
-        let mut heap: BinaryHeap<Reverse<(u64, NodeId)>> =
-            hosts.iter().map(|n| Reverse((self.waiting_us(*n, at_us), *n))).collect();
+        // (hosts and nodes both in id order: one merged walk, no lookups)
+        let mut nodes = self.nodes.iter().peekable();
+        let mut heap: BinaryHeap<Reverse<(u64, NodeId)>> = hosts
+            .iter()
+            .map(|n| {
+                while nodes.next_if(|(id, _)| *id < n).is_some() {}
+                let w = match nodes.peek() {
+                    Some((id, ns)) if *id == n => self.waiting_us(ns, at_us),
+                    _ => u64::MAX,
+                };
+                Reverse((w, *n))
+            })
+            .collect();
         let mut targets = Vec::with_capacity(k as usize);
         for _ in 0..k {
             let Some(Reverse((w, node))) = heap.pop() else { break };

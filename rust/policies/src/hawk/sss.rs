@@ -77,13 +77,20 @@ impl Hawk {
         let d = self.cfg.delay_us;
         let mut rejected = 0u64;
         let mut out = Vec::with_capacity(targets.len());
+        // the hosts the vector shows free, listed once per job
+        let mut free: Option<Vec<NodeId>> = None;
         for t in targets {
             if !self.has_long(t) {
                 out.push((t, 0));
                 continue;
             }
             rejected += 1;
-            match redraw(ctx.rng, hosts, fresh.as_deref().map(|v| v.as_slice())) {
+            let free = free.get_or_insert_with(|| match fresh.as_deref() {
+                Some(bits) => hosts.iter().copied().filter(|n| !bit(bits, *n)).collect(),
+                None => hosts.to_vec(),
+            });
+            let second = (!free.is_empty()).then(|| free[ctx.rng.below(free.len() as u64) as usize]);
+            match second {
                 Some(second) if !self.has_long(second) => out.push((second, d)),
                 second => {
                     rejected += u64::from(second.is_some());
