@@ -101,7 +101,11 @@
 //!   AM containers may hold at most `max_am_share` of the slots; beyond it
 //!   an AM entry at a queue's head lets the first non-AM entry behind it go
 //!   first. Without the cap, probes admit AMs in arrival order until AMs
-//!   fill the cluster and no task can run.
+//!   fill the cluster and no task can run. Where every task is bound to one
+//!   node early (`lwl`, `dlwl_srpt`), each node's AMs are capped too (at
+//!   `floor(max_am_share × vcores)`, when that is at least 1): else DLWL's
+//!   herding on a stale snapshot and SRPT (an AM's estimate is 0, so it
+//!   goes first) fill a node with AMs whose tasks wait in that node's queue.
 //! - Only nodes whose capacity, label and strict locality allow an ask are
 //!   probed for it; with the traces' identical nodes that is every node.
 //!
@@ -264,6 +268,8 @@ pub struct NodeState {
     pub queued_long: u32,
     /// Get-tasks in flight, and what they hold of the node.
     pub fetching: u32,
+    /// AM containers running here or being fetched.
+    pub ams: u32,
     pub held: Resources,
     pub running_long: u32,
     pub running_short: u32,
@@ -570,6 +576,9 @@ impl Hawk {
     pub(crate) fn record(&mut self, container: ContainerId, run: Run) {
         *self.runs_per_app.entry(run.app).or_insert(0) += 1;
         if let Some(ns) = self.nodes.get_mut(&run.node) {
+            if run.am {
+                ns.ams += 1;
+            }
             if run.long {
                 ns.running_long += 1;
             } else {
@@ -595,6 +604,9 @@ impl Hawk {
             self.ams = self.ams.saturating_sub(1);
         }
         if let Some(ns) = self.nodes.get_mut(&run.node) {
+            if run.am {
+                ns.ams = ns.ams.saturating_sub(1);
+            }
             if run.long {
                 ns.running_long = ns.running_long.saturating_sub(1);
             } else {

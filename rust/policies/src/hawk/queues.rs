@@ -150,9 +150,18 @@ impl Hawk {
         loop {
             let cluster = ctx.cluster();
             let am_full = self.ams >= self.am_cap();
+            // Early binding (every task placed on one node: lwl, dlwl_srpt)
+            // also caps each node's AMs, else a node full of AMs can hold the
+            // very tasks they wait for (one-slot nodes: the cluster's cap only)
+            let node_am_cap = if self.central_places(false) {
+                cluster.node(node).map_or(0, |n| (self.cfg.max_am_share * n.capacity.vcores as f64).floor() as u32)
+            } else {
+                0
+            };
             let Config { order, starvation_factor, .. } = self.cfg;
             let Some(ns) = self.nodes.get_mut(&node) else { return };
-            let (pick, purged) = srpt::select(&mut ns.queue, order, starvation_factor, cluster, am_full);
+            let node_full = node_am_cap > 0 && ns.ams >= node_am_cap;
+            let (pick, purged) = srpt::select(&mut ns.queue, order, starvation_factor, cluster, am_full || node_full);
             let empty = ns.queue.is_empty();
             if !purged.is_empty() {
                 ctx.metrics.count("probes_purged", purged.len() as u64);
@@ -166,8 +175,9 @@ impl Hawk {
                         may_steal = false;
                         continue;
                     }
-                } else {
-                    // every entry is an AM held back by the share
+                } else if !node_full {
+                    // every entry is an AM held back by the share (a node at
+                    // its own cap is served again when one of its AMs ends)
                     self.am_blocked.insert(node);
                 }
                 return;
@@ -217,6 +227,7 @@ impl Hawk {
             ns.held += need;
             let epoch = ns.epoch;
             if am {
+                ns.ams += 1;
                 self.ams += 1;
             }
             e.head_us = at_us;
@@ -264,6 +275,9 @@ impl Hawk {
         };
         ns.fetching = ns.fetching.saturating_sub(1);
         ns.held = ns.held.saturating_sub(&hold);
+        if am {
+            ns.ams = ns.ams.saturating_sub(1);
+        }
         if !e.probe {
             ns.central_work_us = ns.central_work_us.saturating_sub(e.est_us);
         }
