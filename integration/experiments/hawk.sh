@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Hawk vs Sparrow in the simulator (results in integration/results/hawk.md):
+# Hawk vs Sparrow, and Eagle vs Hawk and DLWL+SRPT, in the simulator
+# (results in integration/results/hawk.md):
 # YH2_sub.tr (3,363 jobs of the Yahoo trace Hawk and Eagle used) on 4,000
 # one-slot nodes, short/long by the Yahoo cutoff (90.5811 s), with FIFO and
 # Kairos (its simulation setting) for reference, the centralized and split
-# baselines, and Hawk's ablations (delgado.md §1.8). Prints markdown tables.
+# baselines, and Hawk's ablations (delgado.md §1.8); Eagle, its ablations
+# and DLWL+SRPT (§2.6, §2.7). Prints markdown tables.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 traces=${TRACES:-../shared/traces}
@@ -42,6 +44,15 @@ run hawk-no-partition hawk -p short_partition_pct=0
 run hawk-no-central hawk -p central=none
 run lwl lwl
 run split split
+run eagle eagle
+run eagle-no-sss eagle -p sss=false
+run eagle-no-sbp-srpt eagle -p sticky=false -p queue_order=fifo
+run eagle-no-minprobes eagle -p min_probes=0
+run eagle-no-partition eagle -p short_partition_pct=0
+run eagle-with-stealing eagle -p steal_attempts=10
+run eagle-faithful eagle -p authors_simulator=false
+run dlwl_srpt dlwl_srpt
+run dlwl_srpt-faithful dlwl_srpt -p authors_simulator=false
 echo
 echo "## Hawk's head-of-line counters (Table 3.2's columns)"
 echo
@@ -53,6 +64,30 @@ for r in sparrow hawk hawk-no-stealing hawk-no-partition hawk-no-central split; 
   echo "| $r | $(g probes_sent) | $(g probes_behind_long) | $(g short_after_long) | $(g steals) | $(g rescheduled_probes) | $(g probes_dropped) |"
 done
 echo
+echo "## Eagle's counters (Table 3.2's columns)"
+echo
+echo "| run | probes sent | behind long | short after long | SSS rejections | re-scheduled probes | steals | sticky probes | sticky tasks | dropped | purged |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+for r in hawk eagle eagle-no-sss eagle-no-sbp-srpt eagle-no-minprobes eagle-no-partition eagle-with-stealing eagle-faithful; do
+  f="$out/$r.txt"
+  g() { awk -v k="$1" '$1==k {print $2}' "$f" | head -1; }
+  echo "| $r | $(g probes_sent) | $(g probes_behind_long) | $(g short_after_long) | $(g sss_rejections) | $(g rescheduled_probes) | $(g steals) | $(g sticky_probes) | $(g sticky_tasks) | $(g probes_dropped) | $(g probes_purged) |"
+done
+echo
+echo "## Eagle against Hawk and DLWL+SRPT (E1-E3): speedup base/eagle"
+echo
+echo "| class | percentile | hawk/eagle | dlwl_srpt/eagle |"
+echo "|---|---|---|---|"
+pct() { awk -F, -v c="$2" 'NR>1 && $9==c {print $6}' "$1" | sort -g | awk -v q="$3" '{v[NR]=$1} END {k=int((q*NR+99)/100); if (k<1) k=1; print v[k]}'; }
+for c in short long; do
+  for q in 50 90 99; do
+    e=$(pct "$out/eagle/jobs-eagle.csv" $c $q)
+    h=$(pct "$out/hawk/jobs-hawk.csv" $c $q)
+    d=$(pct "$out/dlwl_srpt/jobs-dlwl_srpt.csv" $c $q)
+    echo "| $c | p$q | $(echo "$h / $e" | bc -l | xargs printf %.2f) | $(echo "$d / $e" | bc -l | xargs printf %.2f) |"
+  done
+done
+echo
 echo "## Per-job comparison, Hawk against Sparrow (H3)"
 echo
 # % of jobs of a class where hawk < sparrow (improved), <= (as good), and improved by more than 50%
@@ -61,3 +96,12 @@ join -t, <(tail -n +2 "$out/sparrow/jobs-sparrow.csv" | cut -d, -f1,6,9 | sort -
   awk -F, '{n[$3]++; if ($4<$2) b[$3]++; if ($4<=$2) g[$3]++; if ($4<0.5*$2) h[$3]++}
     END {print "| class | jobs | improved | as good or better | improved by >50% |"; print "|---|---|---|---|---|";
       for (c in n) printf "| %s | %d | %.0f%% | %.0f%% | %.0f%% |\n", c, n[c], 100*b[c]/n[c], 100*g[c]/n[c], 100*h[c]/n[c]}'
+echo
+echo "## Eagle's wall time on 2 cores (/usr/bin/time, best of 3)"
+echo
+best=
+for i in 1 2 3; do
+  t=$( { /usr/bin/time -f %e $sojourn simulate --policy eagle $common > /dev/null; } 2>&1 | tail -1)
+  if [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; then best=$t; fi
+done
+echo "eagle, YH2_sub.tr, $nodes nodes: $best s"

@@ -88,6 +88,18 @@ pub fn catalog() -> Vec<PolicyInfo> {
         doc: "Split cluster (Hawk's baseline): short jobs probe only the short partition, long jobs least-work-left on the rest",
         params: hawk::SPLIT,
         build: hawk::build_split,
+    },
+    PolicyInfo {
+        name: "eagle",
+        doc: "Eagle: Hawk's hybrid without stealing, plus Succinct State Sharing (short probes avoid nodes with long tasks), Sticky Batch Probing, SRPT node queues with a starvation bound, and at least 20 probes per short job",
+        params: hawk::EAGLE,
+        build: hawk::build_eagle,
+    },
+    PolicyInfo {
+        name: "dlwl_srpt",
+        doc: "DLWL+SRPT (Eagle's baseline, distributed Yaq): every task placed by distributed least-work-left on heartbeat snapshots of the queues plus noise, SRPT node queues with a starvation bound, a short partition",
+        params: hawk::DLWL_SRPT,
+        build: hawk::build_dlwl_srpt,
     }]
 }
 

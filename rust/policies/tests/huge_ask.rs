@@ -83,7 +83,9 @@ fn cases() -> Vec<(String, Vec<(&'static str, &'static str)>)> {
     let mut v: Vec<(String, Vec<(&str, &str)>)> = sojourn_policies::catalog()
         .iter()
         .map(|p| match p.name {
-            "sparrow" | "hawk" | "lwl" | "split" => (p.name.to_string(), vec![("network_delay_us", "0")]),
+            "sparrow" | "hawk" | "lwl" | "split" | "eagle" | "dlwl_srpt" => {
+                (p.name.to_string(), vec![("network_delay_us", "0")])
+            }
             _ => (p.name.to_string(), vec![]),
         })
         .collect();

@@ -62,7 +62,7 @@ fn check_policy(
         // waits a network round trip), so it is not work-conserving either;
         // its own property test (`src/hawk/props.rs`) checks that every
         // task runs once the queues drain.
-        let queued = matches!(name, "sparrow" | "hawk" | "lwl" | "split");
+        let queued = matches!(name, "sparrow" | "hawk" | "lwl" | "split" | "eagle" | "dlwl_srpt");
         if step.scheduled && name != "capacity" && name != "kairos" && !queued && !preemptive {
             props::no_waiting_ask_fits(d.cluster(), name)?;
         }

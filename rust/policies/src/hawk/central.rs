@@ -2,8 +2,8 @@
 //! general partition, on estimates, for long jobs (Hawk) or for every job
 //! (the centralized baseline, `central=all`).
 
-use super::{Entry, Hawk, Req};
-use sojourn_core::{Cluster, Ctx, NodeId};
+use super::{Entry, Hawk, NodeState, Req};
+use sojourn_core::{Ctx, NodeId};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -12,19 +12,12 @@ impl Hawk {
     /// (µs): the estimates of its central tasks queued there, plus the
     /// remaining estimate of the central tasks it runs, plus 2d while it
     /// runs one (the authors' simulator). Short probes are invisible to it.
-    pub(crate) fn waiting_us(&self, cluster: &Cluster, node: NodeId, at_us: u64) -> u64 {
-        let Some(ns) = self.nodes.get(&node) else { return u64::MAX };
+    pub(crate) fn waiting_us(&self, ns: &NodeState, at_us: u64) -> u64 {
         let mut w = ns.central_work_us;
-        let mut running = false;
-        if let Some(n) = cluster.node(node) {
-            for c in n.containers.iter() {
-                if let Some(run) = self.running.get(c).filter(|r| r.central) {
-                    running = true;
-                    w = w.saturating_add(run.est_us.saturating_sub(at_us.saturating_sub(run.start_us)));
-                }
-            }
+        for (_, est_us, start_us) in &ns.central_runs {
+            w = w.saturating_add(est_us.saturating_sub(at_us.saturating_sub(*start_us)));
         }
-        if running {
+        if !ns.central_runs.is_empty() {
             w = w.saturating_add(2 * self.cfg.delay_us);
         }
         w
@@ -47,8 +40,19 @@ impl Hawk {
         if hosts.is_empty() || k == 0 {
             return 0;
         }
-        let mut heap: BinaryHeap<Reverse<(u64, NodeId)>> =
-            hosts.iter().map(|n| Reverse((self.waiting_us(ctx.cluster(), *n, at_us), *n))).collect();
+        // (hosts and nodes both in id order: one merged walk, no lookups)
+        let mut nodes = self.nodes.iter().peekable();
+        let mut heap: BinaryHeap<Reverse<(u64, NodeId)>> = hosts
+            .iter()
+            .map(|n| {
+                while nodes.next_if(|(id, _)| *id < n).is_some() {}
+                let w = match nodes.peek() {
+                    Some((id, ns)) if *id == n => self.waiting_us(ns, at_us),
+                    _ => u64::MAX,
+                };
+                Reverse((w, *n))
+            })
+            .collect();
         let mut targets = Vec::with_capacity(k as usize);
         for _ in 0..k {
             let Some(Reverse((w, node))) = heap.pop() else { break };
@@ -63,8 +67,11 @@ impl Hawk {
             if let Some(ns) = self.nodes.get_mut(&node) {
                 ns.central_work_us = ns.central_work_us.saturating_add(est_us);
             }
-            let entry = Entry { req, long, probe: false, est_us, arrived_us: 0, head_us: 0, behind_long: false };
-            self.send(ctx, node, entry, at_us);
+            if long {
+                // SSS (§5 E2 step 1): the node's bit is set at assignment
+                self.assign_long(node);
+            }
+            self.send(ctx, node, Entry::new(req, long, false, est_us), at_us);
         }
         k
     }

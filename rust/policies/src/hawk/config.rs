@@ -1,15 +1,16 @@
-//! The parameters of the Hawk family (delgado.md §1.7, §1.8): one schema,
-//! registered four times with the defaults that make each policy
-//! (`hawk`, `sparrow`, `lwl`, `split`). Where the thesis is silent (§6) the
-//! alternative is a parameter.
+//! The parameters of the Hawk family (delgado.md §1.7, §1.8, §2.6, §2.7):
+//! one schema, registered six times with the defaults that make each policy
+//! (`hawk`, `sparrow`, `lwl`, `split`, `eagle`, `dlwl_srpt`). Where the
+//! thesis is silent (§6) the alternative is a parameter.
 
 use sojourn_core::{CoreError, ParamKind, ParamSpec, Params, Result};
 
 /// The schema with the defaults of one registered policy: how jobs are
 /// placed (`central`), the short partition, stealing, and where short probes
-/// go.
+/// go; Eagle's mechanisms (SSS, SBP, the node queues' order, K).
 macro_rules! hawk_params {
-    ($central:literal, $partition:literal, $steal:literal, $targets:literal) => {
+    ($central:literal, $partition:literal, $steal:literal, $targets:literal,
+     $sss:literal, $sticky:literal, $order:literal, $min_probes:literal) => {
         &[
             ParamSpec::new(
                 "probe_ratio",
@@ -43,9 +44,9 @@ macro_rules! hawk_params {
             ),
             ParamSpec::new(
                 "central",
-                ParamKind::Choice(&["long", "none", "all"]),
+                ParamKind::Choice(&["long", "none", "all", "distributed"]),
                 $central,
-                "long: long jobs by the central LWL scheduler (Hawk); none: every job probes (long ones in the general partition); all: every job by central LWL (fully centralized baseline)",
+                "long: long jobs by the central LWL scheduler (Hawk, Eagle); none: every job probes (long ones in the general partition); all: every job by central LWL (fully centralized baseline); distributed: every task placed by distributed LWL on heartbeat snapshots of the queues (DLWL, Eagle's baseline, delgado.md §2.7)",
             ),
             ParamSpec::new(
                 "short_targets",
@@ -72,6 +73,48 @@ macro_rules! hawk_params {
                 "probe targets drawn with replacement (authors' simulator) or distinct nodes while there are enough (§6.3)",
             ),
             ParamSpec::new(
+                "sss",
+                ParamKind::Bool,
+                $sss,
+                "Eagle's Succinct State Sharing (delgado.md §2.3): a node with a long task assigned rejects short probes; a rejected probe is redrawn among the nodes the freshest bit vector of the job's replies shows free of long tasks, then in the short partition",
+            ),
+            ParamSpec::new(
+                "sticky",
+                ParamKind::Bool,
+                $sticky,
+                "Eagle's Sticky Batch Probing (delgado.md §2.4): a short probe that got a task stays in its node's queue and asks its job for another when the node next selects, until the job has none left",
+            ),
+            ParamSpec::new(
+                "queue_order",
+                ParamKind::Choice(&["fifo", "srpt", "srpt_all"]),
+                $order,
+                "node queue order: fifo (Hawk); srpt: among the short probes before the first long entry, the job with the least remaining work (est × unlaunched tasks) that may bypass those in front (Eagle, Algorithm 1, §5 E3); srpt_all: every entry, long ones too, strict slack test (DLWL+SRPT, §5 D)",
+            ),
+            ParamSpec::new(
+                "starvation_factor",
+                ParamKind::Float,
+                "5",
+                "SRPT starvation bound (delgado.md §2.5): a task T may bypass a queued entry P only while P's bypass counter + est(T) stays within this × est(P) (thesis 5)",
+            ),
+            ParamSpec::new(
+                "min_probes",
+                ParamKind::Int,
+                $min_probes,
+                "K: a short job's first batch is max(K, probe_ratio × tasks) probes (Eagle 20, §2.6; 0 = none)",
+            ),
+            ParamSpec::new(
+                "heartbeat_s",
+                ParamKind::Float,
+                "-1",
+                "central=distributed: the period (s) of the queue-length snapshots the distributed schedulers see; -1: the trace's (thesis: Google 3, Yahoo 7, Cloudera 12, Facebook 7)",
+            ),
+            ParamSpec::new(
+                "authors_simulator",
+                ParamKind::Bool,
+                "true",
+                "where the authors' simulator differs from a real system (delgado.md §6.5, §6.9): true: SSS acceptance is decided when a probe is sent, against the node's true state, and a redrawn probe arrives after 2d; DLWL noise is a whole number of seconds in [0, HB]. false: a probe is rejected when it reaches its node, the rejection travels back d, and the redraw leaves then; DLWL noise is uniform in [0, HB) µs",
+            ),
+            ParamSpec::new(
                 "max_am_share",
                 ParamKind::Float,
                 "0.5",
@@ -87,10 +130,12 @@ macro_rules! hawk_params {
     };
 }
 
-pub const HAWK: &[ParamSpec] = hawk_params!("long", "-1", "10", "all");
-pub const SPARROW: &[ParamSpec] = hawk_params!("none", "0", "0", "all");
-pub const LWL: &[ParamSpec] = hawk_params!("all", "0", "0", "all");
-pub const SPLIT: &[ParamSpec] = hawk_params!("long", "-1", "0", "short_partition");
+pub const HAWK: &[ParamSpec] = hawk_params!("long", "-1", "10", "all", "false", "false", "fifo", "0");
+pub const SPARROW: &[ParamSpec] = hawk_params!("none", "0", "0", "all", "false", "false", "fifo", "0");
+pub const LWL: &[ParamSpec] = hawk_params!("all", "0", "0", "all", "false", "false", "fifo", "0");
+pub const SPLIT: &[ParamSpec] = hawk_params!("long", "-1", "0", "short_partition", "false", "false", "fifo", "0");
+pub const EAGLE: &[ParamSpec] = hawk_params!("long", "-1", "0", "all", "true", "true", "srpt", "20");
+pub const DLWL_SRPT: &[ParamSpec] = hawk_params!("distributed", "-1", "0", "all", "false", "false", "srpt_all", "0");
 
 /// Who places a job's tasks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,6 +146,18 @@ pub enum Central {
     None,
     /// Every job by the central scheduler (the fully centralized baseline).
     All,
+    /// Every job by distributed LWL on heartbeat snapshots (DLWL, §2.7).
+    Distributed,
+}
+
+/// The order in which a node serves its queue (delgado.md §2.5, §5 E3, D7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    Fifo,
+    /// Eagle: SRPT among the short probes before the first long entry.
+    Srpt,
+    /// DLWL+SRPT: SRPT over every entry, strict slack test.
+    SrptAll,
 }
 
 #[derive(Clone, Debug)]
@@ -119,22 +176,31 @@ pub struct Config {
     pub distinct: bool,
     pub unknown_is_long: bool,
     pub max_am_share: f64,
+    pub sss: bool,
+    pub sticky: bool,
+    pub order: Order,
+    pub starvation_factor: f64,
+    pub min_probes: u32,
+    /// DLWL's snapshot period (µs, at least 1).
+    pub heartbeat_us: u64,
+    pub authors_simulator: bool,
 }
 
 /// The authors' simulator's cutoff (s) and short-partition share (%) per
-/// trace (delgado.md §0, §1.3).
-fn trace_defaults(trace: &str) -> (f64, f64) {
+/// trace (delgado.md §0, §1.3), and DLWL's heartbeat (s, §2.7; the thesis
+/// gives none for Facebook: Yahoo's, the other 2% trace).
+fn trace_defaults(trace: &str) -> (f64, f64, f64) {
     match trace {
-        "google" => (1129.532, 17.0),
-        "cloudera" => (272.7830, 9.0),
-        "facebook" => (76.5951, 2.0),
-        _ => (90.5811, 2.0),
+        "google" => (1129.532, 17.0, 3.0),
+        "cloudera" => (272.7830, 9.0, 12.0),
+        "facebook" => (76.5951, 2.0, 7.0),
+        _ => (90.5811, 2.0, 7.0),
     }
 }
 
 impl Config {
     pub fn from_params(p: &Params) -> Result<Config> {
-        let (trace_cutoff, trace_pct) = trace_defaults(&p.str("trace")?);
+        let (trace_cutoff, trace_pct, trace_hb) = trace_defaults(&p.str("trace")?);
         let cutoff = p.float("cutoff_s")?;
         let cutoff_s = if cutoff == -1.0 { trace_cutoff } else { cutoff };
         if !(0.0..=1e9).contains(&cutoff_s) {
@@ -155,6 +221,14 @@ impl Config {
         }
         let steal_attempts = p.int_at_least("steal_attempts", 0)?;
         let steal_limit = p.int_at_least("steal_limit", 0)?;
+        let hb = p.float("heartbeat_s")?;
+        let heartbeat_s = if hb == -1.0 { trace_hb } else { hb };
+        if !(0.001..=86_400.0).contains(&heartbeat_s) {
+            return Err(CoreError::Config(format!(
+                "parameter 'heartbeat_s': {hb} is neither -1 nor a period in [0.001, 86400] s"
+            )));
+        }
+        let min_probes = p.int_at_least("min_probes", 0)?;
         let too_big = |k: &str, v: i64| CoreError::Config(format!("parameter '{k}': {v} is above {}", u32::MAX));
         Ok(Config {
             probe_ratio: p.float_in("probe_ratio", 1.0, 1000.0)?,
@@ -164,6 +238,7 @@ impl Config {
             central: match p.str("central")?.as_str() {
                 "none" => Central::None,
                 "all" => Central::All,
+                "distributed" => Central::Distributed,
                 _ => Central::Long,
             },
             short_in_partition: p.str("short_targets")? == "short_partition",
@@ -172,6 +247,17 @@ impl Config {
             distinct: p.str("sampling")? == "distinct",
             unknown_is_long: p.str("unknown_estimate")? == "long",
             max_am_share: p.float_in("max_am_share", 0.0, 1.0)?,
+            sss: p.bool("sss")?,
+            sticky: p.bool("sticky")?,
+            order: match p.str("queue_order")?.as_str() {
+                "srpt" => Order::Srpt,
+                "srpt_all" => Order::SrptAll,
+                _ => Order::Fifo,
+            },
+            starvation_factor: p.float_in("starvation_factor", 0.0, 1e6)?,
+            min_probes: u32::try_from(min_probes).map_err(|_| too_big("min_probes", min_probes))?,
+            heartbeat_us: ((heartbeat_s * 1e6).round() as u64).max(1),
+            authors_simulator: p.bool("authors_simulator")?,
         })
     }
 }

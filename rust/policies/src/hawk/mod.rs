@@ -1,10 +1,11 @@
-//! `hawk`, `sparrow`, `lwl` and `split`: distributed and hybrid scheduling
-//! with probes, late binding, a short-only partition, randomized task
-//! stealing and a central least-work-left scheduler (Delgado's thesis,
-//! chapter 2; delgado.md §0, §1, formulas §5 H and B).
+//! `hawk`, `sparrow`, `lwl`, `split`, `eagle` and `dlwl_srpt`: distributed
+//! and hybrid scheduling with probes, late binding, a short-only partition,
+//! randomized task stealing and a central least-work-left scheduler
+//! (Delgado's thesis, chapter 2; delgado.md §0, §1, formulas §5 H and B),
+//! and Eagle's additions (chapter 3; delgado.md §2, formulas §5 E and D).
 //!
-//! One module, four registered policies that differ only in their
-//! parameters' defaults (delgado.md §1.8):
+//! One module, six registered policies that differ only in their
+//! parameters' defaults (delgado.md §1.8, §2.6, §2.7):
 //! - `hawk`: short jobs by Sparrow-style batch probing over the whole cluster
 //!   (H3), long jobs by the central LWL scheduler over the general partition
 //!   (H5), a short partition (2% of the nodes for Yahoo, 17% for Google,
@@ -15,6 +16,21 @@
 //!   every task's estimate; no partition, no stealing.
 //! - `split`: the split cluster (§2.4.6): short jobs probe only the short
 //!   partition, long jobs LWL on the rest; no stealing (§6.21).
+//! - `eagle` (§2.1): Hawk's hybrid without stealing, plus Succinct State
+//!   Sharing ([`sss`], `sss`), Sticky Batch Probing (`sticky`), SRPT node
+//!   queues with the starvation bound ([`srpt`], `queue_order=srpt`,
+//!   `starvation_factor=5`) and at least K = 20 probes per short job
+//!   (`min_probes`).
+//! - `dlwl_srpt` (§2.7, §5 D): every task placed by distributed LWL on
+//!   heartbeat snapshots of the queues plus noise ([`dlwl`],
+//!   `central=distributed`, `heartbeat_s`), SRPT over every queued entry
+//!   (`queue_order=srpt_all`), the same short partition; early binding (one
+//!   entry per task), no SSS, no SBP.
+//!
+//! Eagle's ablations (Figs 3.5/3.6) are parameters: `sss=false` (no SSS),
+//! `sticky=false queue_order=fifo` (no SBP+SRPT), `min_probes=0` (no
+//! minimum probes), `short_partition_pct=0` (no partition; SSS's fallback
+//! then draws from every node), `steal_attempts=10` (Hawk's stealing on top).
 //!
 //! Hawk's ablations (Fig 2.7) are parameters: `central=none`,
 //! `short_partition_pct=0`, `steal_attempts=0`.
@@ -85,9 +101,53 @@
 //!   AM containers may hold at most `max_am_share` of the slots; beyond it
 //!   an AM entry at a queue's head lets the first non-AM entry behind it go
 //!   first. Without the cap, probes admit AMs in arrival order until AMs
-//!   fill the cluster and no task can run.
+//!   fill the cluster and no task can run. Where every task is bound to one
+//!   node early (`lwl`, `dlwl_srpt`), each node's AMs are capped too (at
+//!   `floor(max_am_share × vcores)`, when that is at least 1): else DLWL's
+//!   herding on a stale snapshot and SRPT (an AM's estimate is 0, so it
+//!   goes first) fill a node with AMs whose tasks wait in that node's queue.
 //! - Only nodes whose capacity, label and strict locality allow an ask are
 //!   probed for it; with the traces' identical nodes that is every node.
+//!
+//! # Eagle: decisions (delgado.md §6)
+//! - §6.5, the `authors_simulator` switch (default `true`). True: as the
+//!   authors' simulator, SSS acceptance is decided when a probe is sent,
+//!   against the node's true state (a long task assigned: in flight, queued
+//!   or running); a rejected probe is redrawn on the freshest vector stored
+//!   at any of the job's targets, accepting or not, and arrives after 2d; a
+//!   second rejection sends it to the short partition, also after 2d. False:
+//!   a probe is rejected when it reaches a node that runs or queues a long
+//!   task (what the node knows), the rejection carries the node's vector
+//!   back (d), and the scheduler redraws on the freshest vector of the job's
+//!   rejections so far; nothing is cached across jobs in either mode. The
+//!   switch also picks DLWL's noise (§6.9): whole seconds in [0, HB] (the
+//!   simulator's `randint`) or uniform µs in [0, HB).
+//! - §6.3 probe targets: `sampling` as for Hawk; SSS's redraws are always
+//!   with replacement (the authors' simulator).
+//! - §6.6 the bit vector: a node's bit is set when the central scheduler
+//!   assigns it a long task and clears when its last long task ends (or a
+//!   placed long task is dropped); the "timestamp" is the vector's version.
+//!   With `--node-vcores` above 1 the bit is per node, not per slot (§6.24
+//!   suggests per slot; our queues are per node).
+//! - §6.7 remaining time = est × unlaunched tasks; nodes read the count at
+//!   once (the authors' simulator learns it 2d after each hand-out), and
+//!   SRPT's scan purges the short probes of jobs with none left
+//!   (`probes_purged`).
+//! - §6.8 starvation bound: entry P may be bypassed by T while
+//!   `bypass(P) + est(T) ≤ starvation_factor × est(P)` (P's own job, `≤`);
+//!   a long entry in Eagle's queues is a barrier (Algorithm 1's `break`);
+//!   DLWL+SRPT orders every entry with a strict `<` (§2.7). The counter
+//!   grows when the bypassing entry is taken for a get-task.
+//! - SBP: a probe that got a task goes back to its place in the queue (not
+//!   to the head); with FIFO order that is the head, so the node keeps
+//!   taking the job's tasks; with SRPT, the job's remaining time only
+//!   shrinks, so it usually wins again. Long entries are never sticky.
+//! - K applies to a job's first batch (when it has no live probe): `max(K,
+//!   ceil(ratio × tasks))`; top-ups after a loss send `ceil(ratio × deficit)`.
+//! - DLWL's snapshot is taken at the first call of each heartbeat period,
+//!   before that call changes anything: the state at the period's start
+//!   (queued estimates + remaining estimates of running tasks, §5 D1).
+//!   HB: Yahoo 7 s as the thesis (the README's 8 is `heartbeat_s=8`).
 //!
 //! # Metrics (Table 3.2's columns)
 //! `probes_sent`, `probes_behind_long` (a short probe that reached a node
@@ -97,23 +157,34 @@
 //! get-task that found no task left), `central_placed`, `short_tasks`,
 //! `long_tasks`, and the distributions `queue_delay_ms`,
 //! `queue_delay_short_ms`, `queue_delay_long_ms` (arrival at the first node
-//! queue to the head of a queue, per started task).
+//! queue to the head of a queue, per started task). Eagle adds
+//! `sss_rejections` (probes a node with a long task turned away; each is
+//! also a `rescheduled_probes`, Table 3.2's "re-scheduled probes: Eagle
+//! SSS"), `sticky_tasks` (tasks a probe got after its first),
+//! `sticky_probes` (probes that got more than one), `probes_purged`;
+//! DLWL counts `dlwl_placed`.
 
 mod central;
 mod config;
+mod dlwl;
 mod queues;
+mod srpt;
+mod sss;
 
+#[cfg(test)]
+mod eagle_tests;
 #[cfg(test)]
 mod props;
 #[cfg(test)]
 mod tests;
 
-pub use config::{Central, Config, HAWK, LWL, SPARROW, SPLIT};
+pub use config::{Central, Config, Order, DLWL_SRPT, EAGLE, HAWK, LWL, SPARROW, SPLIT};
 use sojourn_core::{
     AppId, Ask, Cluster, ContainerId, Ctx, Decision, Event, NodeId, Params, Policy, Priority, Resources, Result, Time,
     TimerTable,
 };
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
 pub fn build_hawk(p: &Params) -> Result<Box<dyn Policy>> {
     Ok(Box::new(Hawk::new("hawk", Config::from_params(p)?)))
@@ -126,6 +197,22 @@ pub fn build_lwl(p: &Params) -> Result<Box<dyn Policy>> {
 }
 pub fn build_split(p: &Params) -> Result<Box<dyn Policy>> {
     Ok(Box::new(Hawk::new("split", Config::from_params(p)?)))
+}
+pub fn build_eagle(p: &Params) -> Result<Box<dyn Policy>> {
+    Ok(Box::new(Hawk::new("eagle", Config::from_params(p)?)))
+}
+pub fn build_dlwl_srpt(p: &Params) -> Result<Box<dyn Policy>> {
+    Ok(Box::new(Hawk::new("dlwl_srpt", Config::from_params(p)?)))
+}
+
+/// SSS's bit vector (delgado.md §2.3): bit i set iff node i has a long task
+/// assigned, by node id; shared by the snapshots nodes keep until it
+/// changes.
+pub type Bits = Arc<Vec<u64>>;
+
+/// Whether node `n`'s bit is set in `bits`.
+pub(crate) fn bit(bits: &[u64], n: NodeId) -> bool {
+    bits.get(n.0 as usize / 64).is_some_and(|w| w >> (n.0 % 64) & 1 == 1)
 }
 
 /// One ask of a job: what is probed for or placed.
@@ -145,6 +232,32 @@ pub struct Entry {
     pub head_us: u64,
     /// A short probe that waited behind a long task (Table 3.2).
     pub behind_long: bool,
+    /// SRPT's bypass counter (µs): the estimates of the tasks started from
+    /// entries behind this one (delgado.md §2.5).
+    pub bypass_us: u64,
+    /// Tasks this probe has started (SBP keeps it queued after the first).
+    pub served: u32,
+    /// SSS's probing round in `authors_simulator=false`: 1 (random), 2
+    /// (redrawn on the bit vector), 3 (the short-partition fallback, never
+    /// rejected); 0: not subject to SSS.
+    pub round: u8,
+}
+
+impl Entry {
+    pub fn new(req: Req, long: bool, probe: bool, est_us: u64) -> Entry {
+        Entry {
+            req,
+            long,
+            probe,
+            est_us,
+            arrived_us: 0,
+            head_us: 0,
+            behind_long: false,
+            bypass_us: 0,
+            served: 0,
+            round: 0,
+        }
+    }
 }
 
 /// What the policy keeps about a node.
@@ -155,11 +268,22 @@ pub struct NodeState {
     pub queued_long: u32,
     /// Get-tasks in flight, and what they hold of the node.
     pub fetching: u32,
+    /// AM containers running here or being fetched.
+    pub ams: u32,
     pub held: Resources,
     pub running_long: u32,
     pub running_short: u32,
     /// Estimates of the central tasks placed here and not yet started (µs).
     pub central_work_us: u64,
+    /// Long tasks the central scheduler assigned here (in flight, queued
+    /// or running): the node's SSS bit is set while this is above 0.
+    pub assigned_long: u32,
+    /// The bit vector (and its version, the "timestamp") that came with
+    /// the last long task that reached the node (SSS, §2.3 step 2).
+    pub sss: Option<(u64, Bits)>,
+    /// The central tasks running here: container, estimate and start (µs),
+    /// for the waiting time (H5) without a walk over the node's containers.
+    pub central_runs: Vec<(ContainerId, u64, u64)>,
     /// In the short partition.
     pub short: bool,
     /// Which registration of the node this is: what was sent to an earlier
@@ -170,6 +294,7 @@ pub struct NodeState {
 /// One of the policy's containers.
 #[derive(Clone, Debug)]
 pub struct Run {
+    pub app: AppId,
     pub node: NodeId,
     pub long: bool,
     /// Placed by the central scheduler (its waiting times count it).
@@ -185,6 +310,9 @@ pub struct ReqState {
     pub long: bool,
     /// Entries in flight, queued or in a get-task.
     pub live: u32,
+    /// The freshest bit vector of this job's SSS rejections so far
+    /// (`authors_simulator=false`).
+    pub fresh: Option<(u64, Bits)>,
 }
 
 /// What a timer stands for.
@@ -192,8 +320,12 @@ pub struct ReqState {
 pub enum Pending {
     /// A probe or a central task on its way to `node` (registration `epoch`).
     Arrive { node: NodeId, epoch: u64, entry: Entry },
-    /// `node`'s get-task for `entry` comes back; `hold` is set aside till then.
-    Fetched { node: NodeId, epoch: u64, entry: Entry, hold: Resources, am: bool },
+    /// `node`'s get-task for `entry` comes back; `hold` is set aside till then;
+    /// `index`: where the entry was in the queue (SBP puts it back there).
+    Fetched { node: NodeId, epoch: u64, entry: Entry, hold: Resources, am: bool, index: usize },
+    /// An SSS rejection reaches the job's scheduler with the rejecting
+    /// node's bit vector (`authors_simulator=false`).
+    Rejected { entry: Entry, bits: Option<(u64, Bits)> },
 }
 
 /// A typed wake-up: the exact time (µs) and a sequence number naming the
@@ -227,6 +359,9 @@ pub struct Hawk {
     /// call returns (each started task used a slot, so this ends).
     refill: BTreeSet<Req>,
     pub(crate) running: BTreeMap<ContainerId, Run>,
+    /// The policy's containers per app: an app that had none needs no sweep
+    /// when it goes.
+    runs_per_app: BTreeMap<AppId, u32>,
     pending: BTreeMap<u64, Pending>,
     pub(crate) timers: TimerTable<Wake>,
     /// AM containers running, and AM get-tasks in flight (`max_am_share`).
@@ -235,6 +370,13 @@ pub struct Hawk {
     pub(crate) am_blocked: BTreeSet<NodeId>,
     seq: u64,
     epochs: u64,
+    /// SSS: the central scheduler's bit vector and its version.
+    pub(crate) bits: Bits,
+    pub(crate) bits_version: u64,
+    /// DLWL: the waiting times of the last heartbeat snapshot (µs, by node
+    /// id), and which period it is of.
+    pub(crate) snapshot: Vec<u64>,
+    snapshot_period: Option<u64>,
 }
 
 fn us(t: Time) -> u64 {
@@ -257,12 +399,17 @@ impl Hawk {
             starved: BTreeSet::new(),
             refill: BTreeSet::new(),
             running: BTreeMap::new(),
+            runs_per_app: BTreeMap::new(),
             pending: BTreeMap::new(),
             timers: TimerTable::new(),
             ams: 0,
             am_blocked: BTreeSet::new(),
             seq: 0,
             epochs: 0,
+            bits: Arc::new(Vec::new()),
+            bits_version: 0,
+            snapshot: Vec::new(),
+            snapshot_period: None,
         }
     }
 
@@ -278,7 +425,7 @@ impl Hawk {
     pub(crate) fn central_places(&self, long: bool) -> bool {
         match self.cfg.central {
             Central::Long => long,
-            Central::All => true,
+            Central::All | Central::Distributed => true,
             Central::None => false,
         }
     }
@@ -359,10 +506,16 @@ impl Hawk {
             return;
         }
         let deficit = cover - live;
-        let sent = if self.central_places(long) {
+        let sent = if self.cfg.central == Central::Distributed {
+            self.place_dlwl(ctx, req, long, deficit, est_us, at_us)
+        } else if self.central_places(long) {
             self.place_central(ctx, req, long, deficit, est_us, at_us)
         } else {
-            let n = (self.cfg.probe_ratio * deficit as f64).ceil().min(u32::MAX as f64) as u32;
+            let mut n = (self.cfg.probe_ratio * deficit as f64).ceil().min(u32::MAX as f64) as u32;
+            if !long && live == 0 {
+                // Eagle's minimum probe count: a job's first batch is max(K, d·t) (§2.6)
+                n = n.max(self.cfg.min_probes);
+            }
             self.send_probes(ctx, req, long, n, est_us, at_us)
         };
         // (a req that started tasks while being topped up may be starved
@@ -419,18 +572,52 @@ impl Hawk {
         freed.into_iter().collect()
     }
 
+    /// Enters a container the policy started in its books.
+    pub(crate) fn record(&mut self, container: ContainerId, run: Run) {
+        *self.runs_per_app.entry(run.app).or_insert(0) += 1;
+        if let Some(ns) = self.nodes.get_mut(&run.node) {
+            if run.am {
+                ns.ams += 1;
+            }
+            if run.long {
+                ns.running_long += 1;
+            } else {
+                ns.running_short += 1;
+            }
+            if run.central {
+                ns.central_runs.push((container, run.est_us, run.start_us));
+            }
+        }
+        self.running.insert(container, run);
+    }
+
     /// Removes one of the policy's containers from its books.
     fn forget(&mut self, c: ContainerId) -> Option<Run> {
         let run = self.running.remove(&c)?;
+        if let Some(k) = self.runs_per_app.get_mut(&run.app) {
+            *k -= 1;
+            if *k == 0 {
+                self.runs_per_app.remove(&run.app);
+            }
+        }
         if run.am {
             self.ams = self.ams.saturating_sub(1);
         }
         if let Some(ns) = self.nodes.get_mut(&run.node) {
+            if run.am {
+                ns.ams = ns.ams.saturating_sub(1);
+            }
             if run.long {
                 ns.running_long = ns.running_long.saturating_sub(1);
             } else {
                 ns.running_short = ns.running_short.saturating_sub(1);
             }
+            if run.central {
+                ns.central_runs.retain(|r| r.0 != c);
+            }
+        }
+        if run.long && run.central {
+            self.unassign_long(run.node);
         }
         Some(run)
     }
@@ -450,6 +637,7 @@ impl Policy for Hawk {
     }
 
     fn on_event(&mut self, ctx: &mut Ctx<'_>, event: &Event) {
+        self.heartbeat(ctx);
         let now = us(ctx.now);
         match event {
             Event::NodeAdded(spec) => {
@@ -466,6 +654,7 @@ impl Policy for Hawk {
             Event::NodeRemoved { node } => {
                 self.layout_stale = true;
                 let mut lost = BTreeSet::new();
+                self.set_bit(*node, false);
                 if let Some(ns) = self.nodes.remove(node) {
                     for e in &ns.queue {
                         self.lose(e);
@@ -481,7 +670,7 @@ impl Policy for Hawk {
                 for ask in asks {
                     let req = (*app, ask.priority);
                     let long = self.is_long(ask);
-                    self.reqs.entry(req).or_insert(ReqState { long, live: 0 });
+                    self.reqs.entry(req).or_insert(ReqState { long, live: 0, fresh: None });
                     self.top_up(ctx, req, now);
                 }
             }
@@ -492,7 +681,8 @@ impl Policy for Hawk {
                     self.reqs.remove(&r);
                     self.starved.remove(&r);
                 }
-                for node in self.sweep(ctx.cluster()) {
+                let had = self.runs_per_app.contains_key(app);
+                for node in if had { self.sweep(ctx.cluster()) } else { Vec::new() } {
                     self.serve(ctx, node, now, true);
                 }
             }
@@ -515,12 +705,14 @@ impl Policy for Hawk {
     /// get-task answers); a heartbeat only retries what is starved and lets
     /// the node look at its queue again.
     fn on_node_heartbeat(&mut self, ctx: &mut Ctx<'_>, node: NodeId) {
+        self.heartbeat(ctx);
         let now = us(ctx.now);
         self.serve(ctx, node, now, false);
         self.settle(ctx);
     }
 
     fn on_schedule(&mut self, ctx: &mut Ctx<'_>) {
+        self.heartbeat(ctx);
         self.settle(ctx);
     }
 
@@ -529,6 +721,7 @@ impl Policy for Hawk {
     }
 
     fn on_wake(&mut self, ctx: &mut Ctx<'_>) {
+        self.heartbeat(ctx);
         while let Some(w) = self.timers.pop_due(ctx.now) {
             match self.pending.remove(&w.seq) {
                 Some(Pending::Arrive { node, epoch, entry }) => {
@@ -539,9 +732,9 @@ impl Policy for Hawk {
                         self.top_up(ctx, entry.req, w.due_us);
                     }
                 }
-                Some(Pending::Fetched { node, epoch, entry, hold, am }) => {
+                Some(Pending::Fetched { node, epoch, entry, hold, am, index }) => {
                     if self.nodes.get(&node).is_some_and(|n| n.epoch == epoch) {
-                        let freed = self.fetched(ctx, node, entry, hold, am, w.due_us);
+                        let freed = self.fetched(ctx, node, entry, hold, am, index, w.due_us);
                         self.serve(ctx, node, w.due_us, freed);
                     } else {
                         // the node left while asking
@@ -552,6 +745,7 @@ impl Policy for Hawk {
                         self.top_up(ctx, entry.req, w.due_us);
                     }
                 }
+                Some(Pending::Rejected { entry, bits }) => self.rejected(ctx, entry, bits, w.due_us),
                 None => {}
             }
         }

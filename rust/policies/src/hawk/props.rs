@@ -1,4 +1,4 @@
-//! Property tests of the Hawk family through the shared driver
+//! Property tests of the Hawk family (Eagle and DLWL+SRPT included) through the shared driver
 //! (`test_support::props`): random apps, asks, completions, app and node
 //! removals and time, then a drain (every container completes, time runs
 //! on) until nothing is left. What must hold:
@@ -31,6 +31,14 @@ const SETTINGS: &[(&str, &[(&str, &str)])] = &[
     ("lwl", &[]),
     ("split", &[("short_partition_pct", "50")]),
     ("split", &[("short_partition_pct", "50"), ("unknown_estimate", "long")]),
+    ("eagle", &[("short_partition_pct", "50")]),
+    ("eagle", &[("short_partition_pct", "50"), ("unknown_estimate", "long")]),
+    ("eagle", &[("short_partition_pct", "50"), ("unknown_estimate", "long"), ("authors_simulator", "false")]),
+    ("eagle", &[("unknown_estimate", "long"), ("network_delay_us", "0"), ("authors_simulator", "false")]),
+    ("eagle", &[("short_partition_pct", "0"), ("unknown_estimate", "long"), ("central", "none")]),
+    ("eagle", &[("sss", "false"), ("sticky", "false"), ("queue_order", "fifo"), ("steal_attempts", "10")]),
+    ("dlwl_srpt", &[("short_partition_pct", "50"), ("unknown_estimate", "long")]),
+    ("dlwl_srpt", &[("authors_simulator", "false"), ("heartbeat_s", "0.01"), ("network_delay_us", "0")]),
 ];
 
 /// The mix: the basic one plus node removals (a removed node comes back

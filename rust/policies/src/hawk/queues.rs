@@ -1,7 +1,9 @@
 //! The distributed half (delgado.md §1.4, §1.5; H3, H4, H6, H7): batch
-//! probing, the node queues with late binding, and randomized stealing.
+//! probing, the node queues with late binding, and randomized stealing;
+//! with Eagle's SSS routing ([`super::sss`]), SBP and the SRPT order
+//! ([`super::srpt`]) where the configuration asks for them.
 
-use super::{Entry, Hawk, Pending, Req, Run};
+use super::{srpt, Config, Entry, Hawk, Order, Pending, Req, Run};
 use sojourn_core::{Cluster, Ctx, NodeId, Phase, Refusal, Resources, Rng};
 
 impl Hawk {
@@ -77,9 +79,18 @@ impl Hawk {
             st.live = st.live.saturating_add(n);
         }
         ctx.metrics.count("probes_sent", n as u64);
-        for node in targets {
-            let entry = Entry { req, long, probe: true, est_us, arrived_us: 0, head_us: 0, behind_long: false };
-            self.send(ctx, node, entry, at_us);
+        let sss = self.cfg.sss && !long;
+        if sss && self.cfg.authors_simulator {
+            // SSS decided at send time, as the authors' simulator (§6.5)
+            for (node, extra_us) in self.sss_route(ctx, &hosts, targets) {
+                self.send(ctx, node, Entry::new(req, long, true, est_us), at_us + extra_us);
+            }
+        } else {
+            for node in targets {
+                let mut entry = Entry::new(req, long, true, est_us);
+                entry.round = u8::from(sss);
+                self.send(ctx, node, entry, at_us);
+            }
         }
         n
     }
@@ -101,6 +112,22 @@ impl Hawk {
             self.top_up(ctx, entry.req, at_us);
             return;
         };
+        if (entry.round == 1 || entry.round == 2) && (ns.running_long > 0 || ns.queued_long > 0) {
+            // SSS step 4 (authors_simulator=false): the node runs or holds a
+            // long task; it rejects the probe with its stored bit vector
+            let bits = ns.sss.clone();
+            ctx.metrics.count("sss_rejections", 1);
+            if self.cfg.delay_us == 0 {
+                self.rejected(ctx, entry, bits, at_us);
+            } else {
+                self.after(ctx, at_us + self.cfg.delay_us, Pending::Rejected { entry, bits });
+            }
+            return;
+        }
+        if self.cfg.sss && entry.long && !entry.probe {
+            // SSS step 2: a long task comes with the central bit vector
+            ns.sss = Some((self.bits_version, self.bits.clone()));
+        }
         entry.arrived_us = at_us;
         if entry.probe && !entry.long && (ns.running_long > 0 || ns.queued_long > 0) {
             entry.behind_long = true;
@@ -113,37 +140,52 @@ impl Hawk {
         self.serve(ctx, node, at_us, false);
     }
 
-    /// H4: while the head entry's container fits, pop it and ask its job's
-    /// scheduler for a task (a round trip of 2d, the container's size set
-    /// aside meanwhile). `freed`: a slot just freed, so an empty queue
-    /// steals (H6).
+    /// H4: while the selected entry's container fits, pop it and ask its
+    /// job's scheduler for a task (a round trip of 2d, the container's size
+    /// set aside meanwhile). The entry is the head (FIFO) or the one SRPT
+    /// selects (Algorithm 1, [`srpt::select`]). `freed`: a slot just freed,
+    /// so an empty queue steals (H6).
     pub(crate) fn serve(&mut self, ctx: &mut Ctx<'_>, node: NodeId, at_us: u64, freed: bool) {
         let mut may_steal = freed && self.cfg.steal_attempts > 0;
         loop {
             let cluster = ctx.cluster();
-            let (Some(ns), Some(n)) = (self.nodes.get(&node), cluster.node(node)) else { return };
-            let Some(first) = ns.queue.front() else {
-                if may_steal && ns.fetching == 0 && self.steal(ctx, node) {
-                    may_steal = false;
-                    continue;
-                }
-                return;
-            };
-            let is_am = |e: &Entry| Self::ask_of(cluster, e.req).is_some_and(|a| a.ask.phase == Phase::Am);
-            // the first entry that may start: past AM entries while AMs hold their share
-            let at = if is_am(first) && self.ams >= self.am_cap() {
-                match ns.queue.iter().position(|e| !is_am(e)) {
-                    Some(i) => i,
-                    None => {
-                        self.am_blocked.insert(node);
-                        return;
-                    }
-                }
+            let am_full = self.ams >= self.am_cap();
+            // Early binding (every task placed on one node: lwl, dlwl_srpt)
+            // also caps each node's AMs, else a node full of AMs can hold the
+            // very tasks they wait for (one-slot nodes: the cluster's cap only)
+            let node_am_cap = if self.central_places(false) {
+                cluster.node(node).map_or(0, |n| (self.cfg.max_am_share * n.capacity.vcores as f64).floor() as u32)
             } else {
                 0
             };
+            let Config { order, starvation_factor, .. } = self.cfg;
+            let Some(ns) = self.nodes.get_mut(&node) else { return };
+            let node_full = node_am_cap > 0 && ns.ams >= node_am_cap;
+            let (pick, purged) = srpt::select(&mut ns.queue, order, starvation_factor, cluster, am_full || node_full);
+            let empty = ns.queue.is_empty();
+            if !purged.is_empty() {
+                ctx.metrics.count("probes_purged", purged.len() as u64);
+                for e in &purged {
+                    self.lose(e);
+                }
+            }
+            let Some(at) = pick else {
+                if empty {
+                    if may_steal && self.nodes.get(&node).is_some_and(|ns| ns.fetching == 0) && self.steal(ctx, node) {
+                        may_steal = false;
+                        continue;
+                    }
+                } else if !node_full {
+                    // every entry is an AM held back by the share (a node at
+                    // its own cap is served again when one of its AMs ends)
+                    self.am_blocked.insert(node);
+                }
+                return;
+            };
+            let cluster = ctx.cluster();
+            let (Some(ns), Some(n)) = (self.nodes.get(&node), cluster.node(node)) else { return };
             let head = &ns.queue[at];
-            let am = is_am(head);
+            let am = is_am(cluster, head);
             let need = match Self::ask_of(cluster, head.req) {
                 Some(a) if a.outstanding > 0 => a.ask.capability,
                 _ => NO_TASK_HOLD,
@@ -158,6 +200,9 @@ impl Hawk {
                 }
                 if !e.probe {
                     ns.central_work_us = ns.central_work_us.saturating_sub(e.est_us);
+                    if e.long {
+                        self.unassign_long(node);
+                    }
                 }
                 self.lose(&e);
                 self.starved.insert(e.req);
@@ -166,44 +211,54 @@ impl Hawk {
             if !need.fits_in(&n.available().saturating_sub(&ns.held)) {
                 return;
             }
+            let gets_task = need != NO_TASK_HOLD;
             let Some(ns) = self.nodes.get_mut(&node) else { return };
             let Some(mut e) = ns.queue.remove(at) else { return };
             if e.long {
                 ns.queued_long = ns.queued_long.saturating_sub(1);
             }
-            if am {
-                self.ams += 1;
+            if order != Order::Fifo && gets_task {
+                // §2.5: the task bypasses every entry in front of its own
+                for q in ns.queue.iter_mut().take(at) {
+                    q.bypass_us = q.bypass_us.saturating_add(e.est_us);
+                }
             }
-            let Some(ns) = self.nodes.get_mut(&node) else { return };
             ns.fetching += 1;
             ns.held += need;
             let epoch = ns.epoch;
+            if am {
+                ns.ams += 1;
+                self.ams += 1;
+            }
             e.head_us = at_us;
             if self.cfg.delay_us == 0 {
                 // (inside the loop, not through `serve` again: no recursion)
-                if self.fetched(ctx, node, e, need, am, at_us) {
+                if self.fetched(ctx, node, e, need, am, at, at_us) {
                     may_steal = self.cfg.steal_attempts > 0;
                 }
             } else {
                 self.after(
                     ctx,
                     at_us + 2 * self.cfg.delay_us,
-                    Pending::Fetched { node, epoch, entry: e, hold: need, am },
+                    Pending::Fetched { node, epoch, entry: e, hold: need, am, index: at },
                 );
             }
         }
     }
 
     /// The job's scheduler answers `node`'s get-task (H4 step 3): a task if
-    /// it has one left, else nothing. Returns whether the slot is free again
-    /// at once (nothing was started).
+    /// it has one left, else nothing. With SBP (§2.4) a short probe that got
+    /// a task goes back where it was in the queue (`index`). Returns whether
+    /// the slot is free again at once (nothing was started).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn fetched(
         &mut self,
         ctx: &mut Ctx<'_>,
         node: NodeId,
-        e: Entry,
+        mut e: Entry,
         hold: Resources,
         am: bool,
+        index: usize,
         at_us: u64,
     ) -> bool {
         if let Some(st) = self.reqs.get_mut(&e.req) {
@@ -220,28 +275,29 @@ impl Hawk {
         };
         ns.fetching = ns.fetching.saturating_sub(1);
         ns.held = ns.held.saturating_sub(&hold);
+        if am {
+            ns.ams = ns.ams.saturating_sub(1);
+        }
         if !e.probe {
             ns.central_work_us = ns.central_work_us.saturating_sub(e.est_us);
         }
+        // a central long task that does not start leaves the node (SSS bit)
+        let central_long = !e.probe && e.long;
         let (app, prio) = e.req;
         match ctx.cluster().can_allocate(app, prio, node) {
             Ok(()) => {
                 let Ok(container) = ctx.allocate(app, prio, node) else {
+                    if central_long {
+                        self.unassign_long(node);
+                    }
                     self.starved.insert(e.req);
                     return true;
                 };
                 if am {
                     self.ams += 1;
                 }
-                let run = Run { node, long: e.long, central: !e.probe, am, est_us: e.est_us, start_us: at_us };
-                if let Some(ns) = self.nodes.get_mut(&node) {
-                    if e.long {
-                        ns.running_long += 1;
-                    } else {
-                        ns.running_short += 1;
-                    }
-                }
-                self.running.insert(container, run);
+                let run = Run { app, node, long: e.long, central: !e.probe, am, est_us: e.est_us, start_us: at_us };
+                self.record(container, run);
                 // a req above the window gets its next entries as tasks start
                 let live = self.reqs.get(&e.req).map_or(u32::MAX, |r| r.live);
                 if Self::ask_of(ctx.cluster(), e.req).is_some_and(|a| self.to_cover(a.outstanding) > live) {
@@ -259,14 +315,36 @@ impl Hawk {
                         ctx.metrics.count("short_after_long", 1);
                     }
                 }
+                if self.cfg.sticky && e.probe && !e.long {
+                    // SBP (§2.4): the probe stays in the queue for the job's next task
+                    e.served += 1;
+                    if e.served >= 2 {
+                        ctx.metrics.count("sticky_tasks", 1);
+                        if e.served == 2 {
+                            ctx.metrics.count("sticky_probes", 1);
+                        }
+                    }
+                    if let (Some(ns), Some(st)) = (self.nodes.get_mut(&node), self.reqs.get_mut(&e.req)) {
+                        st.live = st.live.saturating_add(1);
+                        e.arrived_us = at_us;
+                        let at = index.min(ns.queue.len());
+                        ns.queue.insert(at, e);
+                    }
+                }
                 false
             }
             Err(Refusal::NoAsk | Refusal::UnknownApp) => {
                 // late binding's "cancel": the job has no task left here
+                if central_long {
+                    self.unassign_long(node);
+                }
                 ctx.metrics.count("probes_dropped", 1);
                 true
             }
             Err(_) => {
+                if central_long {
+                    self.unassign_long(node);
+                }
                 // the ask changed under the get-task: try again elsewhere at
                 // the next scheduling opportunity
                 self.starved.insert(e.req);
@@ -323,6 +401,11 @@ impl Hawk {
         }
         ns.queue.drain(start..i).collect()
     }
+}
+
+/// Whether an entry is for an AM container.
+pub(crate) fn is_am(cluster: &Cluster, e: &Entry) -> bool {
+    Hawk::ask_of(cluster, e.req).is_some_and(|a| a.ask.phase == Phase::Am)
 }
 
 /// `n` targets from `pool` (non-empty): with replacement, or distinct nodes

@@ -182,15 +182,7 @@ fn a_steal_takes_only_the_run_after_a_long_entry() {
         )
         .expect("config"),
     );
-    let e = |long: bool| super::Entry {
-        req: (AppId(long as u32), Priority::MAP),
-        long,
-        probe: true,
-        est_us: 0,
-        arrived_us: 0,
-        head_us: 0,
-        behind_long: false,
-    };
+    let e = |long: bool| super::Entry::new((AppId(long as u32), Priority::MAP), long, true, 0);
     let n = sojourn_core::NodeId(0);
     let st = h.nodes.entry(n).or_default();
     st.queue.extend([e(false), e(false), e(true), e(false), e(false), e(true), e(false)]);
