@@ -12,6 +12,7 @@ pub mod fifo;
 pub mod hawk;
 pub mod hfsp;
 pub mod kairos;
+pub mod pigeon;
 #[cfg(test)]
 pub(crate) mod test_support;
 
@@ -88,6 +89,12 @@ pub fn catalog() -> Vec<PolicyInfo> {
         doc: "Split cluster (Hawk's baseline): short jobs probe only the short partition, long jobs least-work-left on the rest",
         params: hawk::SPLIT,
         build: hawk::build_split,
+    },
+    PolicyInfo {
+        name: "pigeon",
+        doc: "Pigeon: groups of N_w workers with one master each; a job's tasks split evenly over the masters; per master a short and a long FIFO queue served by weighted fair queuing (weight W, inf = strict priority) and reserved workers for short tasks",
+        params: pigeon::PARAMS,
+        build: pigeon::build,
     }]
 }
 
