@@ -101,7 +101,7 @@ pub type Req = (AppId, Priority);
 /// The most tasks of one ask in the masters' queues and in flight at once:
 /// an ask of 2^31 containers costs entries for this many, the rest follow
 /// as tasks start.
-const MAX_TASKS_PER_ASK: u32 = 1 << 20;
+const MAX_TASKS_PER_ASK: u32 = 1 << 16;
 
 /// A worker: one vcore of a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
