@@ -172,7 +172,9 @@ pub struct Pigeon {
     pub(crate) masters: Vec<Master>,
     layout_stale: bool,
     pub(crate) reqs: BTreeMap<Req, ReqState>,
-    running: HashMap<ContainerId, WorkerKey>,
+    running: HashMap<ContainerId, (WorkerKey, AppId)>,
+    /// Containers in `running` per app.
+    app_running: HashMap<AppId, u32>,
     /// Nodes with blocked workers.
     blocked: BTreeSet<NodeId>,
     /// Reqs short of tasks that could not be sent (no worker yet).
@@ -199,6 +201,7 @@ impl Pigeon {
             layout_stale: true,
             reqs: BTreeMap::new(),
             running: HashMap::new(),
+            app_running: HashMap::new(),
             blocked: BTreeSet::new(),
             starved: BTreeSet::new(),
             refill: BTreeSet::new(),
@@ -400,7 +403,8 @@ impl Pigeon {
                     return;
                 };
                 self.lose(task.req);
-                self.running.insert(container, key);
+                self.running.insert(container, (key, app));
+                *self.app_running.entry(app).or_insert(0) += 1;
                 let worker = &mut self.workers[w];
                 worker.state = WState::Running;
                 if task.long {
@@ -527,10 +531,11 @@ impl Pigeon {
     /// Forgets containers the mirror no longer has; their workers are gone
     /// or idle again.
     fn sweep(&mut self, ctx: &mut Ctx<'_>, at_us: u64) {
-        let gone: Vec<ContainerId> =
+        let mut gone: Vec<ContainerId> =
             self.running.keys().copied().filter(|c| ctx.cluster().container(*c).is_none()).collect();
+        gone.sort(); // (a hash map's order is not deterministic)
         for c in gone {
-            if let Some(key) = self.running.remove(&c) {
+            if let Some(key) = self.forget(c) {
                 if let Some(w) = self.index(key) {
                     self.notify(ctx, w, at_us);
                 }
@@ -550,6 +555,18 @@ impl Pigeon {
                 self.top_up(ctx, req, now);
             }
         }
+    }
+
+    /// Removes a container from the books; returns its worker.
+    fn forget(&mut self, c: ContainerId) -> Option<WorkerKey> {
+        let (key, app) = self.running.remove(&c)?;
+        if let Some(n) = self.app_running.get_mut(&app) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.app_running.remove(&app);
+            }
+        }
+        Some(key)
     }
 
     fn after(&mut self, ctx: &Ctx<'_>, due_us: u64, p: Pending) {
@@ -605,7 +622,11 @@ impl Policy for Pigeon {
             }
             Event::NodeRemoved { node } => {
                 self.nodes.remove(node);
-                self.running.retain(|_, k| k.node != *node);
+                let lost: Vec<ContainerId> =
+                    self.running.iter().filter(|(_, (k, _))| k.node == *node).map(|(c, _)| *c).collect();
+                for c in lost {
+                    self.forget(c);
+                }
                 self.layout_stale = true;
                 self.layout(ctx, now);
                 self.sweep(ctx, now);
@@ -622,16 +643,23 @@ impl Policy for Pigeon {
             Event::AppRemoved { app } => {
                 let reqs: Vec<Req> =
                     self.reqs.range((*app, Priority(0))..=(*app, Priority(u32::MAX))).map(|(r, _)| *r).collect();
+                // (a job that finished has no task left at the masters and
+                // no container running: nothing to scan for)
+                let mut queued = false;
                 for r in reqs {
-                    self.reqs.remove(&r);
+                    queued |= self.reqs.remove(&r).is_some_and(|st| st.live > 0);
                     self.starved.remove(&r);
                     self.refill.remove(&r);
                 }
-                self.purge(*app);
-                self.sweep(ctx, now);
+                if queued {
+                    self.purge(*app);
+                }
+                if self.app_running.contains_key(app) {
+                    self.sweep(ctx, now);
+                }
             }
             Event::ContainerCompleted { container, .. } => {
-                if let Some(key) = self.running.remove(container) {
+                if let Some(key) = self.forget(*container) {
                     if let Some(w) = self.index(key) {
                         self.notify(ctx, w, now);
                     }
@@ -639,7 +667,7 @@ impl Policy for Pigeon {
                 }
             }
             Event::Rejected { decision: Decision::Allocate { container, app, priority, node, .. }, .. } => {
-                if let Some(key) = self.running.remove(container) {
+                if let Some(key) = self.forget(*container) {
                     if let Some(w) = self.index(key) {
                         self.idle(ctx, w, now);
                     }
