@@ -172,9 +172,9 @@ pub struct Pigeon {
     pub(crate) masters: Vec<Master>,
     layout_stale: bool,
     pub(crate) reqs: BTreeMap<Req, ReqState>,
-    running: HashMap<ContainerId, (WorkerKey, AppId)>,
+    running: BTreeMap<ContainerId, (WorkerKey, AppId)>,
     /// Containers in `running` per app.
-    app_running: HashMap<AppId, u32>,
+    app_running: BTreeMap<AppId, u32>,
     /// Nodes with blocked workers.
     blocked: BTreeSet<NodeId>,
     /// Reqs short of tasks that could not be sent (no worker yet).
@@ -200,8 +200,8 @@ impl Pigeon {
             masters: Vec::new(),
             layout_stale: true,
             reqs: BTreeMap::new(),
-            running: HashMap::new(),
-            app_running: HashMap::new(),
+            running: BTreeMap::new(),
+            app_running: BTreeMap::new(),
             blocked: BTreeSet::new(),
             starved: BTreeSet::new(),
             refill: BTreeSet::new(),
@@ -284,6 +284,15 @@ impl Pigeon {
                 self.lose(task.req);
                 self.starved.insert(task.req);
             }
+        }
+    }
+
+    /// Recomputes a stale layout at once when tasks wait at the masters
+    /// (new workers take them); otherwise when next needed, so that a
+    /// cluster registering node by node is laid out once.
+    fn relayout_if_queued(&mut self, ctx: &mut Ctx<'_>, at_us: u64) {
+        if self.layout_stale && self.masters.iter().any(|m| m.queued() > 0) {
+            self.layout(ctx, at_us);
         }
     }
 
@@ -531,9 +540,8 @@ impl Pigeon {
     /// Forgets containers the mirror no longer has; their workers are gone
     /// or idle again.
     fn sweep(&mut self, ctx: &mut Ctx<'_>, at_us: u64) {
-        let mut gone: Vec<ContainerId> =
+        let gone: Vec<ContainerId> =
             self.running.keys().copied().filter(|c| ctx.cluster().container(*c).is_none()).collect();
-        gone.sort(); // (a hash map's order is not deterministic)
         for c in gone {
             if let Some(key) = self.forget(c) {
                 if let Some(w) = self.index(key) {
@@ -677,7 +685,7 @@ impl Policy for Pigeon {
             }
             _ => {}
         }
-        self.layout(ctx, now);
+        self.relayout_if_queued(ctx, now);
         self.settle(ctx);
     }
 
@@ -685,14 +693,14 @@ impl Policy for Pigeon {
     /// only lets the node's blocked workers look at their queues again.
     fn on_node_heartbeat(&mut self, ctx: &mut Ctx<'_>, node: NodeId) {
         let now = us(ctx.now);
-        self.layout(ctx, now);
+        self.relayout_if_queued(ctx, now);
         self.unblock(ctx, node, now);
         self.settle(ctx);
     }
 
     fn on_schedule(&mut self, ctx: &mut Ctx<'_>) {
         let now = us(ctx.now);
-        self.layout(ctx, now);
+        self.relayout_if_queued(ctx, now);
         for node in self.blocked.clone() {
             self.unblock(ctx, node, now);
         }
