@@ -57,6 +57,8 @@ sim "W=inf" -p wfq_weight=inf
 sim "W=20, pigeon_sim" -p wfq_mode=pigeon_sim
 sim "reserved 5%" -p reserved_pct=5
 sim "reserved 0%" -p reserved_pct=0
+sim "reserved 0%, W=5" -p reserved_pct=0 -p wfq_weight=5
+sim "reserved 0%, W=inf" -p reserved_pct=0 -p wfq_weight=inf
 sim "N_w=50" -p workers_per_group=50
 sim "N_w=200" -p workers_per_group=200
 sim "centralized (N_w=4000)" -p workers_per_group=4000

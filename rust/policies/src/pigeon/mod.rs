@@ -89,7 +89,7 @@ use master::{Master, Served, Task};
 use sojourn_core::{
     AppId, Ask, Cluster, ContainerId, Ctx, Decision, Event, NodeId, Params, Policy, Priority, Result, Time, TimerTable,
 };
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 pub fn build(p: &Params) -> Result<Box<dyn Policy>> {
     Ok(Box::new(Pigeon::new(Config::from_params(p)?)))
@@ -236,7 +236,7 @@ impl Pigeon {
             return;
         }
         self.layout_stale = false;
-        let old: HashMap<WorkerKey, WState> = self.workers.iter().map(|w| (w.key, w.state)).collect();
+        let old: BTreeMap<WorkerKey, WState> = self.workers.iter().map(|w| (w.key, w.state)).collect();
         let mut queued: Vec<Task> = Vec::new();
         for m in &mut self.masters {
             queued.extend(m.htq.drain(..));
