@@ -48,6 +48,12 @@ pub const PARAMS: &[ParamSpec] = &[
         "d (µs), one way between distributor, master and worker: tasks reach their master after d, a dispatched task starts d later, an idle notice takes d (L203; 0 inside the RM)",
     ),
     ParamSpec::new(
+        "max_am_share",
+        ParamKind::Float,
+        "0.5",
+        "share of the workers YARN's AM containers may hold, running or on their way (maxAMShare): beyond it a job's AM waits at its distributor, so AMs cannot fill the workers and starve their own tasks (the paper has no AMs)",
+    ),
+    ParamSpec::new(
         "unknown_estimate",
         ParamKind::Choice(&["short", "long"]),
         "short",
@@ -81,6 +87,7 @@ pub struct Config {
     pub reserved_pct: f64,
     pub delay_us: u64,
     pub unknown_is_long: bool,
+    pub max_am_share: f64,
 }
 
 /// Cutoff (s) and reservation (%) per trace (pigeon.md §1.5, §1.6).
@@ -138,6 +145,7 @@ impl Config {
             reserved_pct,
             delay_us: delay_us as u64,
             unknown_is_long: p.str("unknown_estimate")? == "long",
+            max_am_share: p.float_in("max_am_share", 0.0, 1.0)?,
         })
     }
 }

@@ -48,6 +48,12 @@
 //!   queue and the worker waits, off the idle lists, for a change on its
 //!   node (a container ends, a heartbeat, a capacity update).
 //!
+//! - YARN's AMs (the paper has none): an AM ask is a short task (no
+//!   estimate) placed like any other, but AM tasks live or running may be
+//!   at most `max_am_share` of the workers; beyond it a job's AM waits at
+//!   its distributor until an AM ends. Without the cap, AMs fill every
+//!   worker and their own tasks can never run.
+//!
 //! # Decisions on the ambiguities (pigeon.md §6.1)
 //! - A1 WFQ: the paper's rule by default (M19, `c < W − 1`: W − 1 short
 //!   tasks then a long one), every HTQ dispatch counted, reserved workers'
@@ -143,6 +149,8 @@ struct NodeInfo {
 #[derive(Clone, Copy, Debug)]
 pub struct ReqState {
     pub long: bool,
+    /// An AM ask (YARN's; `max_am_share`).
+    pub am: bool,
     /// Tasks queued at masters or in flight.
     pub live: u32,
 }
@@ -172,7 +180,7 @@ pub struct Pigeon {
     pub(crate) masters: Vec<Master>,
     layout_stale: bool,
     pub(crate) reqs: BTreeMap<Req, ReqState>,
-    running: BTreeMap<ContainerId, (WorkerKey, AppId)>,
+    running: BTreeMap<ContainerId, (WorkerKey, AppId, bool)>,
     /// Containers in `running` per app.
     app_running: BTreeMap<AppId, u32>,
     /// Nodes with blocked workers.
@@ -181,6 +189,11 @@ pub struct Pigeon {
     starved: BTreeSet<Req>,
     /// Reqs above [`MAX_TASKS_PER_ASK`] that started tasks.
     refill: BTreeSet<Req>,
+    /// AM tasks live (queued or in flight) and AM containers running, and
+    /// AM reqs held at their distributor by `max_am_share`.
+    am_live: u32,
+    am_running: u32,
+    am_waiting: BTreeSet<Req>,
     pending: BTreeMap<u64, Pending>,
     timers: TimerTable<Wake>,
     seq: u64,
@@ -205,6 +218,9 @@ impl Pigeon {
             blocked: BTreeSet::new(),
             starved: BTreeSet::new(),
             refill: BTreeSet::new(),
+            am_live: 0,
+            am_running: 0,
+            am_waiting: BTreeSet::new(),
             pending: BTreeMap::new(),
             timers: TimerTable::new(),
             seq: 0,
@@ -305,11 +321,13 @@ impl Pigeon {
         cluster.app(req.0).and_then(|a| a.asks.get(&req.1)).map(|a| a.outstanding)
     }
 
-    /// Reqs with fewer live tasks than outstanding containers to cover:
-    /// what the property tests check is empty.
+    /// Reqs with fewer live tasks than outstanding containers to cover
+    /// (AM reqs held by `max_am_share` aside): what the property tests
+    /// check is empty.
     pub fn uncovered(&self, cluster: &Cluster) -> Vec<Req> {
         self.reqs
             .iter()
+            .filter(|(r, _)| !self.am_waiting.contains(r))
             .filter(|(r, st)| Self::outstanding(cluster, **r).is_some_and(|o| Self::to_cover(o) > st.live))
             .map(|(r, _)| *r)
             .collect()
@@ -338,7 +356,19 @@ impl Pigeon {
             return;
         }
         self.starved.remove(&req);
-        let k = cover - st.live;
+        let mut k = cover - st.live;
+        if st.am {
+            // YARN's AMs: held at the distributor beyond `max_am_share`
+            let room = self.am_room();
+            if room < k {
+                self.am_waiting.insert(req);
+                k = room;
+            }
+            if k == 0 {
+                return;
+            }
+            self.am_live += k;
+        }
         if let Some(s) = self.reqs.get_mut(&req) {
             s.live += k;
         }
@@ -412,7 +442,11 @@ impl Pigeon {
                     return;
                 };
                 self.lose(task.req);
-                self.running.insert(container, (key, app));
+                let am = self.reqs.get(&task.req).is_some_and(|s| s.am);
+                if am {
+                    self.am_running += 1;
+                }
+                self.running.insert(container, (key, app, am));
                 *self.app_running.entry(app).or_insert(0) += 1;
                 let worker = &mut self.workers[w];
                 worker.state = WState::Running;
@@ -498,7 +532,17 @@ impl Pigeon {
     fn lose(&mut self, req: Req) {
         if let Some(st) = self.reqs.get_mut(&req) {
             st.live = st.live.saturating_sub(1);
+            if st.am {
+                self.am_live = self.am_live.saturating_sub(1);
+            }
         }
+    }
+
+    /// AM tasks the distributors may still send: `max_am_share` of the
+    /// workers (at least one) less the AMs live or running.
+    fn am_room(&self) -> u32 {
+        let cap = ((self.cfg.max_am_share * self.workers.len() as f64).floor() as u32).max(1);
+        cap.saturating_sub(self.am_live + self.am_running)
     }
 
     /// Removes the tasks of `app` from every queue (the app left).
@@ -534,6 +578,9 @@ impl Pigeon {
         }
         if let Some(s) = self.reqs.get_mut(&req) {
             s.live -= removed;
+            if s.am {
+                self.am_live = self.am_live.saturating_sub(removed);
+            }
         }
     }
 
@@ -563,11 +610,19 @@ impl Pigeon {
                 self.top_up(ctx, req, now);
             }
         }
+        if !self.am_waiting.is_empty() && self.am_room() > 0 {
+            for req in std::mem::take(&mut self.am_waiting) {
+                self.top_up(ctx, req, now);
+            }
+        }
     }
 
     /// Removes a container from the books; returns its worker.
     fn forget(&mut self, c: ContainerId) -> Option<WorkerKey> {
-        let (key, app) = self.running.remove(&c)?;
+        let (key, app, am) = self.running.remove(&c)?;
+        if am {
+            self.am_running = self.am_running.saturating_sub(1);
+        }
         if let Some(n) = self.app_running.get_mut(&app) {
             *n = n.saturating_sub(1);
             if *n == 0 {
@@ -631,7 +686,7 @@ impl Policy for Pigeon {
             Event::NodeRemoved { node } => {
                 self.nodes.remove(node);
                 let lost: Vec<ContainerId> =
-                    self.running.iter().filter(|(_, (k, _))| k.node == *node).map(|(c, _)| *c).collect();
+                    self.running.iter().filter(|(_, (k, _, _))| k.node == *node).map(|(c, _)| *c).collect();
                 for c in lost {
                     self.forget(c);
                 }
@@ -643,7 +698,8 @@ impl Policy for Pigeon {
                 for ask in asks {
                     let req = (*app, ask.priority);
                     let long = self.is_long(ask);
-                    self.reqs.entry(req).or_insert(ReqState { long, live: 0 });
+                    let am = ask.phase == sojourn_core::Phase::Am;
+                    self.reqs.entry(req).or_insert(ReqState { long, am, live: 0 });
                     self.trim(ctx.cluster(), req);
                     self.top_up(ctx, req, now);
                 }
@@ -655,9 +711,15 @@ impl Policy for Pigeon {
                 // no container running: nothing to scan for)
                 let mut queued = false;
                 for r in reqs {
-                    queued |= self.reqs.remove(&r).is_some_and(|st| st.live > 0);
+                    if let Some(st) = self.reqs.remove(&r) {
+                        queued |= st.live > 0;
+                        if st.am {
+                            self.am_live = self.am_live.saturating_sub(st.live);
+                        }
+                    }
                     self.starved.remove(&r);
                     self.refill.remove(&r);
+                    self.am_waiting.remove(&r);
                 }
                 if queued {
                     self.purge(*app);

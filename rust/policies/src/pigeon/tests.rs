@@ -356,3 +356,30 @@ fn bad_parameters_are_named() {
     assert!(config_error("pigeon", &[("network_delay_us", "-1")]).contains("network_delay_us"));
     assert!(config_error("pigeon", &[("wfq_mode", "eagle")]).contains("wfq_mode"));
 }
+
+/// YARN's AMs (not in the paper): with `max_am_share` 0.5 of two workers,
+/// one AM may run or wait at a master at a time. App 1's AM starts; app 2's
+/// AM waits at its distributor, so app 1's map takes the other worker;
+/// when app 1's AM ends, app 2's AM goes.
+#[test]
+fn ams_hold_at_most_their_share_of_the_workers() {
+    let kv = [("network_delay_us", "0"), ("reserved_pct", "0"), ("workers_per_group", "2")];
+    let mut c = cluster(2, &kv, 0);
+    let am = |c: &mut Harness, id: u32| {
+        c.handle(Time(0), Event::AppAdded(AppSpec::new(AppId(id), "default", "u"))).expect("app");
+        let ask = Ask::new(Priority::AM, Resources::new(1024, 1), 1, Phase::Am);
+        c.handle(Time(0), Event::AsksUpdated { app: AppId(id), asks: vec![ask] }).expect("am ask");
+    };
+    am(&mut c, 1);
+    let am1 = allocations(&c.drain_decisions());
+    assert_eq!(am1.len(), 1, "app 1's AM");
+    am(&mut c, 2);
+    assert!(c.drain_decisions().is_empty(), "a second AM would pass the share");
+    let mut ask = Ask::new(Priority::MAP, Resources::new(1024, 1), 1, Phase::Map);
+    ask.est_task_ms = Some(1_000);
+    c.handle(Time(5), Event::AsksUpdated { app: AppId(1), asks: vec![ask] }).expect("map ask");
+    let map = allocations(&c.drain_decisions());
+    assert_eq!(map.iter().map(|a| a.0).collect::<Vec<_>>(), vec![1], "app 1's map");
+    let ds = finish(&mut c, 10, am1[0].1);
+    assert_eq!(allocations(&ds).iter().map(|a| a.0).collect::<Vec<_>>(), vec![2], "app 2's AM once app 1's ended");
+}
