@@ -12,6 +12,7 @@ pub mod fifo;
 pub mod hawk;
 pub mod hfsp;
 pub mod kairos;
+pub mod pigeon;
 #[cfg(test)]
 pub(crate) mod test_support;
 
@@ -100,6 +101,12 @@ pub fn catalog() -> Vec<PolicyInfo> {
         doc: "DLWL+SRPT (Eagle's baseline, distributed Yaq): every task placed by distributed least-work-left on heartbeat snapshots of the queues plus noise, SRPT node queues with a starvation bound, a short partition",
         params: hawk::DLWL_SRPT,
         build: hawk::build_dlwl_srpt,
+    },
+    PolicyInfo {
+        name: "pigeon",
+        doc: "Pigeon: groups of N_w workers with one master each; a job's tasks split evenly over the masters; per master a short and a long FIFO queue served by weighted fair queuing (weight W, inf = strict priority) and reserved workers for short tasks",
+        params: pigeon::PARAMS,
+        build: pigeon::build,
     }]
 }
 

@@ -78,12 +78,12 @@ fn scenario(policy: &str, params: &[(&str, &str)], count: u32) {
 /// Every policy with its defaults, and HFSP with the options that keep or
 /// rebuild per-task state (training, the code's estimators, preemption).
 fn cases() -> Vec<(String, Vec<(&'static str, &'static str)>)> {
-    // The Hawk family places a network round trip after the ask by default;
+    // The Hawk family and Pigeon place a network delay after the ask by default;
     // without the delay it places at once, as the scenario expects.
     let mut v: Vec<(String, Vec<(&str, &str)>)> = sojourn_policies::catalog()
         .iter()
         .map(|p| match p.name {
-            "sparrow" | "hawk" | "lwl" | "split" | "eagle" | "dlwl_srpt" => {
+            "sparrow" | "hawk" | "lwl" | "split" | "eagle" | "dlwl_srpt" | "pigeon" => {
                 (p.name.to_string(), vec![("network_delay_us", "0")])
             }
             _ => (p.name.to_string(), vec![]),

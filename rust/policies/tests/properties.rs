@@ -61,8 +61,10 @@ fn check_policy(
         // the queue of the node its probe reached, and every placement
         // waits a network round trip), so it is not work-conserving either;
         // its own property test (`src/hawk/props.rs`) checks that every
-        // task runs once the queues drain.
-        let queued = matches!(name, "sparrow" | "hawk" | "lwl" | "split" | "eagle" | "dlwl_srpt");
+        // task runs once the queues drain. Pigeon's tasks wait at their
+        // group's master (and reserved workers take no long task), so it is
+        // not either (`src/pigeon/props.rs`).
+        let queued = matches!(name, "sparrow" | "hawk" | "lwl" | "split" | "eagle" | "dlwl_srpt" | "pigeon");
         if step.scheduled && name != "capacity" && name != "kairos" && !queued && !preemptive {
             props::no_waiting_ask_fits(d.cluster(), name)?;
         }

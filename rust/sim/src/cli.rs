@@ -120,6 +120,23 @@ pub enum Command {
     /// server with exact processor sharing: FIFO, PS, LAS, SRPT, FSP, SRPTE,
     /// FSPE, FSPE+PS, PSBS; sizes from a SWIM trace or a Weibull generator.
     SingleServer(crate::single_server::cli::SingleServerArgs),
+    /// Pigeon's queueing model (pigeon.md §2): P_task(0), mean queueing time
+    /// and P_job(0) of Pigeon and of Sparrow with 2F probes, per load, group
+    /// size and fanout: the curves of the paper's Figs 2–4 as a table.
+    PigeonAnalysis {
+        /// Loads ρ, comma-separated (default 0.1 to 0.95 by 0.05).
+        #[arg(long, value_delimiter = ',', default_values_t = crate::pigeon_analysis::DEFAULT_LOADS)]
+        loads: Vec<f64>,
+        /// Workers per group N_w, comma-separated.
+        #[arg(long, value_delimiter = ',', default_values_t = [100u32, 200])]
+        group_sizes: Vec<u32>,
+        /// Tasks per job F, comma-separated.
+        #[arg(long, value_delimiter = ',', default_values_t = [50u32, 100])]
+        fanouts: Vec<u32>,
+        /// Mean (exponential) task duration T_e in ms.
+        #[arg(long, default_value_t = 100.0)]
+        task_ms: f64,
+    },
 }
 
 #[derive(Args, Debug, Clone)]
@@ -595,6 +612,9 @@ pub fn run(cli: Cli) -> Result<String, SimError> {
         }
         Command::SlsCompare(args) => sls_compare(&args),
         Command::SingleServer(args) => crate::single_server::cli::cli_main(args),
+        Command::PigeonAnalysis { loads, group_sizes, fanouts, task_ms } => {
+            crate::pigeon_analysis::cli(&loads, &group_sizes, &fanouts, task_ms)
+        }
     }
 }
 

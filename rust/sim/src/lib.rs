@@ -8,6 +8,7 @@ pub mod cli;
 pub mod engine;
 pub mod fidelity;
 pub mod metrics;
+pub mod pigeon_analysis;
 pub mod replay;
 pub mod report;
 pub mod run;

@@ -252,13 +252,21 @@ pub struct JobFigures {
     pub jobs: u64,
     pub response_s: Option<Dist>,
     pub slowdown: Option<Dist>,
+    /// The Pigeon paper's percentile slowdown (ratio of percentiles).
+    #[serde(default)]
+    pub slowdown_of_percentiles: Option<PctSlowdown>,
 }
 
 impl JobFigures {
-    pub fn of<'a>(jobs: impl IntoIterator<Item = &'a JobRecord>) -> JobFigures {
+    pub fn of<'a>(jobs: impl IntoIterator<Item = &'a JobRecord> + Clone) -> JobFigures {
         let (resp, slow): (Vec<f64>, Vec<f64>) =
-            jobs.into_iter().map(|j| (j.response_ms() as f64 / 1000.0, j.slowdown())).unzip();
-        JobFigures { jobs: resp.len() as u64, response_s: Dist::of(resp), slowdown: Dist::of(slow) }
+            jobs.clone().into_iter().map(|j| (j.response_ms() as f64 / 1000.0, j.slowdown())).unzip();
+        JobFigures {
+            jobs: resp.len() as u64,
+            response_s: Dist::of(resp),
+            slowdown: Dist::of(slow),
+            slowdown_of_percentiles: PctSlowdown::of(jobs),
+        }
     }
 }
 
@@ -431,7 +439,9 @@ pub fn summarize_all(runs: Vec<RunResult>, classes: &Classes) -> Vec<(RunResult,
 }
 
 pub mod fairness;
+pub mod pct_slowdown;
 pub use fairness::{FairnessBooks, QueueSlot};
+pub use pct_slowdown::PctSlowdown;
 
 #[cfg(test)]
 mod tests {

@@ -227,6 +227,12 @@ fn metrics_of(s: &Summary) -> Metrics {
         }
         m.dist(sec, prefix, "response_s", "response", " (s)", f.response_s.as_ref());
         m.dist(sec, prefix, "slowdown", "slowdown", "", f.slowdown.as_ref());
+        // the Pigeon paper's percentile slowdown (pigeon.md §3.4)
+        let ps = f.slowdown_of_percentiles;
+        for (stat, v) in [("p50", ps.map(|p| p.p50)), ("p90", ps.map(|p| p.p90)), ("p99", ps.map(|p| p.p99))] {
+            let key = format!("{prefix}.pct_slowdown.{stat}");
+            m.add(sec, key, &format!("{stat} response / {stat} ideal"), Number, Lower, true, v);
+        }
     };
     figures("all jobs", "all", &s.all, false);
     for c in &s.by_class {

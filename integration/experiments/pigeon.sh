@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Pigeon vs Sparrow and Hawk in the simulator (results in
+# integration/results/pigeon.md): YH2_sub.tr (3,363 jobs of the Yahoo trace)
+# on one-slot nodes, short/long by the Yahoo cutoff (90.5811 s), at three
+# cluster sizes; then Pigeon's W sweep (20, 5, inf), reservation and group
+# sizes at 4,000 workers; the paper's percentile slowdown (p-th response
+# over p-th ideal, pigeon.md §3.4) beside the per-job slowdown percentiles.
+# Prints markdown tables.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+traces=${TRACES:-../shared/traces}
+out=${OUT:-/tmp/sojourn-pigeon}
+sizes=${SIZES:-4000 4500 6000}
+cargo build -q --release -p sojourn-sim
+sojourn=${CARGO_TARGET_DIR:-target}/release/sojourn
+rm -rf "$out"; mkdir -p "$out"
+common="--workload $traces/eagle/YH2_sub.tr --node-vcores 1 --node-memory-mb 3072 --classes cutoff:90581ms -q --no-wall-clock"
+
+# value of metric $2 for policy $3 in summary.csv $1, 2 decimals
+v() { awk -F, -v k="$2" -v p="$3" '$1==k && $2==p {printf "%.2f", $3}' "$1"; }
+# row NAME CSV POLICY: short and long, paper's slowdown then per-job slowdown, p50/p90/p99
+row() {
+  local s=$2 p=$3 c line="| $1 |"
+  for c in short long; do
+    line="$line $(v "$s" "class[$c].pct_slowdown.p50" "$p") / $(v "$s" "class[$c].pct_slowdown.p90" "$p") / $(v "$s" "class[$c].pct_slowdown.p99" "$p") |"
+    line="$line $(v "$s" "class[$c].slowdown.p50" "$p") / $(v "$s" "class[$c].slowdown.p90" "$p") / $(v "$s" "class[$c].slowdown.p99" "$p") |"
+  done
+  echo "$line"
+}
+header() {
+  echo "| $1 | short: p50/p90/p99 resp ÷ same pct ideal | short: per-job slowdown p50/p90/p99 | long: pct ratio | long: per-job |"
+  echo "|---|---|---|---|---|"
+}
+
+for n in $sizes; do
+  $sojourn compare --policies pigeon,sparrow,hawk --baseline pigeon --nodes "$n" $common --out "$out/cmp-$n" > "$out/cmp-$n.txt"
+  load=$(awk '/offered load/ {print $3}' "$out/cmp-$n.txt")
+  echo "## $n workers (offered load $load)"
+  echo
+  header policy
+  for p in pigeon sparrow hawk; do row "$p" "$out/cmp-$n/summary.csv" "$p"; done
+  echo
+done
+
+# sim NAME PARAMS...: pigeon at 4,000 workers
+sim() {
+  local name=$1; shift
+  $sojourn simulate --policy pigeon --nodes 4000 $common "$@" --out "$out/$name" > "$out/$name.txt"
+  row "$name" "$out/$name/summary.csv" pigeon
+}
+echo "## Pigeon at 4,000 workers: W, reservation, group size"
+echo
+header "pigeon run"
+sim "W=20 (default)"
+sim "W=5" -p wfq_weight=5
+sim "W=inf" -p wfq_weight=inf
+sim "W=20, pigeon_sim" -p wfq_mode=pigeon_sim
+sim "reserved 5%" -p reserved_pct=5
+sim "reserved 0%" -p reserved_pct=0
+sim "reserved 0%, W=5" -p reserved_pct=0 -p wfq_weight=5
+sim "reserved 0%, W=inf" -p reserved_pct=0 -p wfq_weight=inf
+sim "N_w=50" -p workers_per_group=50
+sim "N_w=200" -p workers_per_group=200
+sim "centralized (N_w=4000)" -p workers_per_group=4000
+echo
+echo "## Pigeon's counters, 4,000 workers, W=20"
+echo
+awk '/^policy/ {on=1; next} on && NF==2 {print "    " $0}' "$out/W=20 (default).txt"
+echo
+echo "## Time of one pigeon run at 4,000 workers (user CPU s, whole sojourn simulate)"
+/usr/bin/time -f "%U s user, %e s elapsed" $sojourn simulate --policy pigeon --nodes 4000 $common > /dev/null

@@ -1,0 +1,819 @@
+//! `pigeon`: distributed, hierarchical scheduling (Wang et al., SoCC'19;
+//! pigeon.md §0, §1, pseudo-code §5).
+//!
+//! Workers are split into groups of N_w, one **master** each. A job's
+//! **distributor** splits its F tasks over the masters: ⌊F/N_g⌋ to every
+//! master and the remaining F mod N_g to that many distinct, randomly chosen
+//! masters (§1.2, L90; D3–D5). A master keeps a high-priority queue (HTQ,
+//! short tasks) and a low-priority one (LTQ, long tasks) served by weighted
+//! fair queuing with one integer weight W (W = ∞: strict priority), and idle
+//! lists of unreserved (LIW) and reserved (HIW) workers; reserved workers
+//! run only short tasks (§1.3, §1.4, [`master`]). Tasks wait at the master,
+//! never at a worker (L67, L267).
+//!
+//! # How the paper's model maps onto the core (pigeon.md §6.2)
+//! - **Worker**: one vcore of a node (`--node-vcores 1`: a node is a
+//!   worker). Workers are numbered by (node id, slot); a container that
+//!   completes frees the worker it was given to.
+//! - **Groups**: the workers in that order, cut into N_g = round(N/N_w)
+//!   contiguous groups whose sizes differ by at most one (A5); the first
+//!   R = round(pct · size) workers of each group are reserved (A3, the
+//!   authors' simulator). When nodes come or go the layout is recomputed:
+//!   idle workers join their new group's lists, queued tasks are dealt
+//!   round-robin to the new masters, a batch in flight to master g goes to
+//!   g mod N_g.
+//! - **Tasks**: an ask (app, priority) of `count` containers is `count`
+//!   tasks of the job; the class is the ask's `est_task_ms` (the trace's
+//!   mean task duration) against the cutoff, short iff ≤ (§1.6, A7). When an
+//!   ask grows (a job arrives, its next phase) the deficit of tasks is split
+//!   over the masters like a new job. Tasks of one ask are
+//!   interchangeable: which duration a container gets is the host's.
+//! - **Network delay** d (`network_delay_us`, µs, thesis 0.5 ms): a batch
+//!   reaches its master after d, a dispatched task starts on its worker d
+//!   later, and a worker's idle notice reaches its master after d (§5.3,
+//!   §5.4): an idle cluster starts a task 2d after its job arrives, a queued
+//!   task 2d after the previous one on that worker ended. Each delay is a
+//!   typed timer ([`Wake`]) due at the next whole millisecond, as in
+//!   `hawk`; times chain in µs so rounding never accumulates. With d = 0
+//!   everything happens at once. The worker's result message to the
+//!   distributor (K3) is the container's completion: the host ends the job
+//!   then, not d later.
+//! - **Distributors** have no processing cost, so their number N_s has no
+//!   effect and is not modelled (A11). The master's overhead is 0 (L205) and
+//!   masters take no worker slot (A6).
+//! - A task whose ask has no container left when it reaches its worker
+//!   (the ask shrank, the app left) is dropped and the worker sends an idle
+//!   notice, as after a finish. A task the node cannot hold (memory, label,
+//!   strict locality: outside Pigeon, A13) goes back to the head of its
+//!   queue and the worker waits, off the idle lists, for a change on its
+//!   node (a container ends, a heartbeat, a capacity update).
+//!
+//! - YARN's AMs (the paper has none): an AM ask is a short task (no
+//!   estimate) placed like any other, but AM tasks live or running may be
+//!   at most `max_am_share` of the workers; beyond it a job's AM waits at
+//!   its distributor until an AM ends. Without the cap, AMs fill every
+//!   worker and their own tasks can never run.
+//!
+//! # Decisions on the ambiguities (pigeon.md §6.1)
+//! - A1 WFQ: the paper's rule by default (M19, `c < W − 1`: W − 1 short
+//!   tasks then a long one), every HTQ dispatch counted, reserved workers'
+//!   too; c keeps growing while LTQ is empty; direct dispatches on arrival
+//!   do not count. `wfq_mode=pigeon_sim` is the authors' `c ≤ W`.
+//! - A2 split: a fresh choice per ask growth with the core's seeded `Rng`:
+//!   every master gets ⌊k/N_g⌋, then k mod N_g distinct masters drawn
+//!   uniformly get one more.
+//! - A3 reserved workers: fixed identities (the group's first R); the
+//!   floating variant is not implemented.
+//! - A4 idle workers are taken FIFO (least recently idle).
+//! - A5 N not a multiple of N_w: groups of ⌊N/N_g⌋ or ⌈N/N_g⌉ workers, the
+//!   split uniform over masters (not weighted by size).
+//! - A7 class from the trace's mean task duration, ≤ cutoff is short (both
+//!   simulators); the report's `--classes cutoff:…` uses the same rule.
+//! - A8 the report's percentile slowdown is `sojourn-sim`'s (§3.4).
+//! - A9 no warm-up: every job counts.
+//!
+//! # Metrics
+//! `short_tasks`, `long_tasks` (tasks started), `reserved_starts` (short
+//! tasks started on reserved workers), `queued_short`, `queued_long`
+//! (tasks that had to wait at their master), `wfq_long_turns` (long tasks
+//! WFQ chose while short ones waited), `tasks_dropped`, `batches_sent`, and
+//! the distributions `queue_delay_ms`, `queue_delay_short_ms`,
+//! `queue_delay_long_ms` (arrival at the master to dispatch, per started
+//! task).
+
+pub mod analysis;
+mod config;
+pub mod master;
+
+#[cfg(test)]
+mod props;
+#[cfg(test)]
+mod tests;
+
+pub use config::{parse_weight, Config, Weight, WfqMode, PARAMS};
+use master::{Master, Served, Task};
+use sojourn_core::{
+    AppId, Ask, Cluster, ContainerId, Ctx, Decision, Event, NodeId, Params, Policy, Priority, Result, Time, TimerTable,
+};
+use std::collections::{BTreeMap, BTreeSet};
+
+pub fn build(p: &Params) -> Result<Box<dyn Policy>> {
+    Ok(Box::new(Pigeon::new(Config::from_params(p)?)))
+}
+
+/// One ask of a job: its tasks are interchangeable.
+pub type Req = (AppId, Priority);
+
+/// The most tasks of one ask in the masters' queues and in flight at once:
+/// an ask of 2^31 containers costs entries for this many, the rest follow
+/// as tasks start.
+const MAX_TASKS_PER_ASK: u32 = 1 << 16;
+
+/// A worker: one vcore of a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct WorkerKey {
+    pub node: NodeId,
+    pub slot: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WState {
+    /// On its master's LIW or HIW.
+    Idle,
+    /// A task is on its way to it.
+    Sent,
+    Running,
+    /// Its idle notice is on its way to the master.
+    Notifying,
+    /// Its node could not hold the task it was given: waits for a change
+    /// on the node.
+    Blocked,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Worker {
+    pub key: WorkerKey,
+    pub group: usize,
+    pub reserved: bool,
+    pub state: WState,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct NodeInfo {
+    epoch: u64,
+    /// Index of its first worker in `workers`.
+    first: usize,
+    slots: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct ReqState {
+    pub long: bool,
+    /// An AM ask (YARN's; `max_am_share`).
+    pub am: bool,
+    /// Tasks queued at masters or in flight.
+    pub live: u32,
+}
+
+/// What a timer stands for.
+#[derive(Clone, Debug)]
+enum Pending {
+    /// `n` tasks of `req` reach master `group` (D5).
+    Batch { group: usize, req: Req, long: bool, n: u32 },
+    /// `task` reaches its worker (M21, K1).
+    Start { key: WorkerKey, epoch: u64, task: Task },
+    /// The worker's idle notice reaches its master (K4, M10).
+    Idle { key: WorkerKey, epoch: u64 },
+}
+
+/// A typed wake-up: the exact time (µs) and the [`Pending`] it stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Wake {
+    pub due_us: u64,
+    pub seq: u64,
+}
+
+pub struct Pigeon {
+    pub(crate) cfg: Config,
+    nodes: BTreeMap<NodeId, NodeInfo>,
+    pub(crate) workers: Vec<Worker>,
+    pub(crate) masters: Vec<Master>,
+    layout_stale: bool,
+    pub(crate) reqs: BTreeMap<Req, ReqState>,
+    running: BTreeMap<ContainerId, (WorkerKey, AppId, bool)>,
+    /// Containers in `running` per app.
+    app_running: BTreeMap<AppId, u32>,
+    /// Nodes with blocked workers.
+    blocked: BTreeSet<NodeId>,
+    /// Reqs short of tasks that could not be sent (no worker yet).
+    starved: BTreeSet<Req>,
+    /// Reqs above [`MAX_TASKS_PER_ASK`] that started tasks.
+    refill: BTreeSet<Req>,
+    /// AM tasks live (queued or in flight) and AM containers running, and
+    /// AM reqs held at their distributor by `max_am_share`.
+    am_live: u32,
+    am_running: u32,
+    am_waiting: BTreeSet<Req>,
+    pending: BTreeMap<u64, Pending>,
+    timers: TimerTable<Wake>,
+    seq: u64,
+    epochs: u64,
+}
+
+fn us(t: Time) -> u64 {
+    t.ms().saturating_mul(1000)
+}
+
+impl Pigeon {
+    pub fn new(cfg: Config) -> Pigeon {
+        Pigeon {
+            cfg,
+            nodes: BTreeMap::new(),
+            workers: Vec::new(),
+            masters: Vec::new(),
+            layout_stale: true,
+            reqs: BTreeMap::new(),
+            running: BTreeMap::new(),
+            app_running: BTreeMap::new(),
+            blocked: BTreeSet::new(),
+            starved: BTreeSet::new(),
+            refill: BTreeSet::new(),
+            am_live: 0,
+            am_running: 0,
+            am_waiting: BTreeSet::new(),
+            pending: BTreeMap::new(),
+            timers: TimerTable::new(),
+            seq: 0,
+            epochs: 0,
+        }
+    }
+
+    /// §1.6: short iff the estimate is at most the cutoff.
+    fn is_long(&self, ask: &Ask) -> bool {
+        match ask.est_task_ms {
+            Some(ms) => ms.saturating_mul(1000) > self.cfg.cutoff_us,
+            None => self.cfg.unknown_is_long,
+        }
+    }
+
+    fn index(&self, key: WorkerKey) -> Option<usize> {
+        let n = self.nodes.get(&key.node)?;
+        (key.slot < n.slots).then_some(n.first + key.slot as usize)
+    }
+
+    fn epoch_of(&self, node: NodeId) -> u64 {
+        self.nodes.get(&node).map_or(0, |n| n.epoch)
+    }
+
+    /// Groups of N_w, reserved workers, masters (module doc, A3, A5); on a
+    /// change, carries workers' states and queued tasks over.
+    fn layout(&mut self, ctx: &mut Ctx<'_>, at_us: u64) {
+        if !self.layout_stale {
+            return;
+        }
+        self.layout_stale = false;
+        let old: BTreeMap<WorkerKey, WState> = self.workers.iter().map(|w| (w.key, w.state)).collect();
+        let mut queued: Vec<Task> = Vec::new();
+        for m in &mut self.masters {
+            queued.extend(m.htq.drain(..));
+            queued.extend(m.ltq.drain(..));
+        }
+        let mut keys = Vec::new();
+        for (id, info) in self.nodes.iter_mut() {
+            let slots = ctx.cluster().node(*id).map_or(0, |n| n.capacity.vcores.max(1));
+            info.first = keys.len();
+            info.slots = slots;
+            keys.extend((0..slots).map(|slot| WorkerKey { node: *id, slot }));
+        }
+        let n = keys.len();
+        let n_w = self.cfg.workers_per_group.max(1) as usize;
+        let groups = if n == 0 { 0 } else { ((n as f64 / n_w as f64).round() as usize).clamp(1, n) };
+        self.masters = (0..groups).map(|_| Master::default()).collect();
+        self.workers = Vec::with_capacity(n);
+        for g in 0..groups {
+            let (lo, hi) = (g * n / groups, (g + 1) * n / groups);
+            let reserved = ((self.cfg.reserved_pct / 100.0) * (hi - lo) as f64).round() as usize;
+            for (i, key) in keys[lo..hi].iter().enumerate() {
+                let state = match old.get(key) {
+                    None | Some(WState::Idle) | Some(WState::Blocked) => WState::Idle,
+                    Some(s) => *s,
+                };
+                let w = Worker { key: *key, group: g, reserved: i < reserved, state };
+                if state == WState::Idle {
+                    let m = &mut self.masters[g];
+                    if w.reserved {
+                        m.hiw.push_back(lo + i);
+                    } else {
+                        m.liw.push_back(lo + i);
+                    }
+                }
+                self.workers.push(w);
+            }
+        }
+        self.blocked.clear();
+        if groups > 0 {
+            for (i, task) in queued.into_iter().enumerate() {
+                self.arrive(ctx, i % groups, task, at_us);
+            }
+        } else {
+            for task in queued {
+                self.lose(task.req);
+                self.starved.insert(task.req);
+            }
+        }
+    }
+
+    /// Recomputes a stale layout at once when tasks wait at the masters
+    /// (new workers take them); otherwise when next needed, so that a
+    /// cluster registering node by node is laid out once.
+    fn relayout_if_queued(&mut self, ctx: &mut Ctx<'_>, at_us: u64) {
+        if self.layout_stale && self.masters.iter().any(|m| m.queued() > 0) {
+            self.layout(ctx, at_us);
+        }
+    }
+
+    /// The tasks of an ask kept at masters and in flight.
+    fn to_cover(outstanding: u32) -> u32 {
+        outstanding.min(MAX_TASKS_PER_ASK)
+    }
+
+    fn outstanding(cluster: &Cluster, req: Req) -> Option<u32> {
+        cluster.app(req.0).and_then(|a| a.asks.get(&req.1)).map(|a| a.outstanding)
+    }
+
+    /// Reqs with fewer live tasks than outstanding containers to cover
+    /// (AM reqs held by `max_am_share` aside): what the property tests
+    /// check is empty.
+    pub fn uncovered(&self, cluster: &Cluster) -> Vec<Req> {
+        self.reqs
+            .iter()
+            .filter(|(r, _)| !self.am_waiting.contains(r))
+            .filter(|(r, st)| Self::outstanding(cluster, **r).is_some_and(|o| Self::to_cover(o) > st.live))
+            .map(|(r, _)| *r)
+            .collect()
+    }
+
+    /// Tasks queued at masters or in flight, and idle notices in flight.
+    pub fn entries(&self) -> usize {
+        self.masters.iter().map(|m| m.queued()).sum::<usize>() + self.pending.len()
+    }
+
+    /// D1–D6: the distributor sends the req's missing tasks to the masters.
+    fn top_up(&mut self, ctx: &mut Ctx<'_>, req: Req, at_us: u64) {
+        let Some(st) = self.reqs.get(&req).copied() else { return };
+        let Some(outstanding) = Self::outstanding(ctx.cluster(), req) else {
+            self.starved.remove(&req);
+            return;
+        };
+        let cover = Self::to_cover(outstanding);
+        if st.live >= cover {
+            self.starved.remove(&req);
+            return;
+        }
+        self.layout(ctx, at_us);
+        if self.masters.is_empty() {
+            self.starved.insert(req);
+            return;
+        }
+        self.starved.remove(&req);
+        let mut k = cover - st.live;
+        if st.am {
+            // YARN's AMs: held at the distributor beyond `max_am_share`
+            let room = self.am_room();
+            if room < k {
+                self.am_waiting.insert(req);
+                k = room;
+            }
+            if k == 0 {
+                return;
+            }
+            self.am_live += k;
+        }
+        if let Some(s) = self.reqs.get_mut(&req) {
+            s.live += k;
+        }
+        for (group, n) in split(ctx, k, self.masters.len()) {
+            ctx.metrics.count("batches_sent", 1);
+            if self.cfg.delay_us == 0 {
+                self.batch(ctx, group, req, st.long, n, at_us);
+            } else {
+                self.after(ctx, at_us + self.cfg.delay_us, Pending::Batch { group, req, long: st.long, n });
+            }
+        }
+    }
+
+    /// A batch reaches master `group` (M1–M2: its tasks one after another).
+    fn batch(&mut self, ctx: &mut Ctx<'_>, group: usize, req: Req, long: bool, n: u32, at_us: u64) {
+        self.layout(ctx, at_us);
+        if !self.reqs.contains_key(&req) {
+            return; // the app left
+        }
+        if self.masters.is_empty() {
+            for _ in 0..n {
+                self.lose(req);
+            }
+            self.starved.insert(req);
+            return;
+        }
+        let g = group % self.masters.len();
+        for _ in 0..n {
+            self.arrive(ctx, g, Task { req, long, arrived_us: at_us }, at_us);
+        }
+    }
+
+    /// M3–M9 at master `g`, at `at_us` (the task's arrival, or a layout
+    /// change that deals it to a new master).
+    fn arrive(&mut self, ctx: &mut Ctx<'_>, g: usize, task: Task, at_us: u64) {
+        match self.masters[g].arrive(task) {
+            Some(w) => self.dispatch(ctx, w, task, at_us),
+            None => ctx.metrics.count(if task.long { "queued_long" } else { "queued_short" }, 1),
+        }
+    }
+
+    /// M21: `task` leaves for worker `w`.
+    fn dispatch(&mut self, ctx: &mut Ctx<'_>, w: usize, task: Task, at_us: u64) {
+        let wait_ms = at_us.saturating_sub(task.arrived_us) as f64 / 1000.0;
+        ctx.metrics.observe("queue_delay_ms", wait_ms);
+        ctx.metrics.observe(if task.long { "queue_delay_long_ms" } else { "queue_delay_short_ms" }, wait_ms);
+        let worker = &mut self.workers[w];
+        worker.state = WState::Sent;
+        let key = worker.key;
+        if self.cfg.delay_us == 0 {
+            self.start(ctx, key, task, at_us);
+        } else {
+            let epoch = self.epoch_of(key.node);
+            self.after(ctx, at_us + self.cfg.delay_us, Pending::Start { key, epoch, task });
+        }
+    }
+
+    /// K1: the task reaches its worker, which starts it.
+    fn start(&mut self, ctx: &mut Ctx<'_>, key: WorkerKey, task: Task, at_us: u64) {
+        let Some(w) = self.index(key) else {
+            // the node left
+            self.lose(task.req);
+            self.top_up(ctx, task.req, at_us);
+            return;
+        };
+        let (app, prio) = task.req;
+        match ctx.cluster().can_allocate(app, prio, key.node) {
+            Ok(()) => {
+                let Ok(container) = ctx.allocate(app, prio, key.node) else {
+                    self.requeue(w, task);
+                    return;
+                };
+                self.lose(task.req);
+                let am = self.reqs.get(&task.req).is_some_and(|s| s.am);
+                if am {
+                    self.am_running += 1;
+                }
+                self.running.insert(container, (key, app, am));
+                *self.app_running.entry(app).or_insert(0) += 1;
+                let worker = &mut self.workers[w];
+                worker.state = WState::Running;
+                if task.long {
+                    ctx.metrics.count("long_tasks", 1);
+                } else {
+                    ctx.metrics.count("short_tasks", 1);
+                    if worker.reserved {
+                        ctx.metrics.count("reserved_starts", 1);
+                    }
+                }
+                if Self::outstanding(ctx.cluster(), task.req)
+                    .is_some_and(|o| o > self.reqs.get(&task.req).map_or(u32::MAX, |s| s.live))
+                {
+                    self.refill.insert(task.req);
+                }
+            }
+            Err(sojourn_core::Refusal::NoAsk | sojourn_core::Refusal::UnknownApp) => {
+                self.lose(task.req);
+                ctx.metrics.count("tasks_dropped", 1);
+                self.notify(ctx, w, at_us);
+            }
+            Err(_) => self.requeue(w, task),
+        }
+    }
+
+    /// The worker's node cannot hold `task` now: the task goes back to the
+    /// head of its queue, the worker waits for a change on its node.
+    fn requeue(&mut self, w: usize, task: Task) {
+        let worker = &mut self.workers[w];
+        worker.state = WState::Blocked;
+        self.blocked.insert(worker.key.node);
+        let m = &mut self.masters[worker.group];
+        if task.long {
+            m.ltq.push_front(task);
+        } else {
+            m.htq.push_front(task);
+        }
+    }
+
+    /// K4: worker `w` tells its master it is idle.
+    fn notify(&mut self, ctx: &mut Ctx<'_>, w: usize, at_us: u64) {
+        let worker = &mut self.workers[w];
+        worker.state = WState::Notifying;
+        let key = worker.key;
+        if self.cfg.delay_us == 0 {
+            self.idle(ctx, w, at_us);
+        } else {
+            let epoch = self.epoch_of(key.node);
+            self.after(ctx, at_us + self.cfg.delay_us, Pending::Idle { key, epoch });
+        }
+    }
+
+    /// M10–M20 for worker `w`.
+    fn idle(&mut self, ctx: &mut Ctx<'_>, w: usize, at_us: u64) {
+        let (group, reserved) = (self.workers[w].group, self.workers[w].reserved);
+        self.workers[w].state = WState::Idle;
+        match self.masters[group].idle(w, reserved, self.cfg.weight, self.cfg.mode) {
+            Served::Task { task, wfq_turn } => {
+                if wfq_turn {
+                    ctx.metrics.count("wfq_long_turns", 1);
+                }
+                self.dispatch(ctx, w, task, at_us);
+            }
+            Served::Idle => {}
+        }
+    }
+
+    /// Blocked workers of `node` look at their queues again.
+    fn unblock(&mut self, ctx: &mut Ctx<'_>, node: NodeId, at_us: u64) {
+        if !self.blocked.remove(&node) {
+            return;
+        }
+        let Some(info) = self.nodes.get(&node).copied() else { return };
+        for w in info.first..info.first + info.slots as usize {
+            if self.workers.get(w).is_some_and(|x| x.state == WState::Blocked) {
+                self.idle(ctx, w, at_us);
+            }
+        }
+    }
+
+    /// A task that will not start (it started, was dropped or lost).
+    fn lose(&mut self, req: Req) {
+        if let Some(st) = self.reqs.get_mut(&req) {
+            st.live = st.live.saturating_sub(1);
+            if st.am {
+                self.am_live = self.am_live.saturating_sub(1);
+            }
+        }
+    }
+
+    /// AM tasks the distributors may still send: `max_am_share` of the
+    /// workers (at least one) less the AMs live or running.
+    fn am_room(&self) -> u32 {
+        let cap = ((self.cfg.max_am_share * self.workers.len() as f64).floor() as u32).max(1);
+        cap.saturating_sub(self.am_live + self.am_running)
+    }
+
+    /// Removes the tasks of `app` from every queue (the app left).
+    fn purge(&mut self, app: AppId) {
+        for m in &mut self.masters {
+            m.htq.retain(|t| t.req.0 != app);
+            m.ltq.retain(|t| t.req.0 != app);
+        }
+    }
+
+    /// Removes queued tasks of `req` beyond its outstanding containers
+    /// (the ask shrank), newest first.
+    fn trim(&mut self, cluster: &Cluster, req: Req) {
+        let Some(st) = self.reqs.get(&req).copied() else { return };
+        let cover = Self::outstanding(cluster, req).map_or(0, Self::to_cover);
+        let mut excess = st.live.saturating_sub(cover);
+        if excess == 0 {
+            return;
+        }
+        let mut removed = 0;
+        for m in self.masters.iter_mut().rev() {
+            for q in [&mut m.htq, &mut m.ltq] {
+                let mut i = q.len();
+                while excess > 0 && i > 0 {
+                    i -= 1;
+                    if q[i].req == req {
+                        q.remove(i);
+                        excess -= 1;
+                        removed += 1;
+                    }
+                }
+            }
+        }
+        if let Some(s) = self.reqs.get_mut(&req) {
+            s.live -= removed;
+            if s.am {
+                self.am_live = self.am_live.saturating_sub(removed);
+            }
+        }
+    }
+
+    /// Forgets containers the mirror no longer has; their workers are gone
+    /// or idle again.
+    fn sweep(&mut self, ctx: &mut Ctx<'_>, at_us: u64) {
+        let gone: Vec<ContainerId> =
+            self.running.keys().copied().filter(|c| ctx.cluster().container(*c).is_none()).collect();
+        for c in gone {
+            if let Some(key) = self.forget(c) {
+                if let Some(w) = self.index(key) {
+                    self.notify(ctx, w, at_us);
+                }
+            }
+        }
+    }
+
+    /// At the end of every call: retries starved reqs, refills reqs above
+    /// [`MAX_TASKS_PER_ASK`].
+    fn settle(&mut self, ctx: &mut Ctx<'_>) {
+        let now = us(ctx.now);
+        for req in std::mem::take(&mut self.starved) {
+            self.top_up(ctx, req, now);
+        }
+        while !self.refill.is_empty() {
+            for req in std::mem::take(&mut self.refill) {
+                self.top_up(ctx, req, now);
+            }
+        }
+        if !self.am_waiting.is_empty() && self.am_room() > 0 {
+            for req in std::mem::take(&mut self.am_waiting) {
+                self.top_up(ctx, req, now);
+            }
+        }
+    }
+
+    /// Removes a container from the books; returns its worker.
+    fn forget(&mut self, c: ContainerId) -> Option<WorkerKey> {
+        let (key, app, am) = self.running.remove(&c)?;
+        if am {
+            self.am_running = self.am_running.saturating_sub(1);
+        }
+        if let Some(n) = self.app_running.get_mut(&app) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.app_running.remove(&app);
+            }
+        }
+        Some(key)
+    }
+
+    fn after(&mut self, ctx: &Ctx<'_>, due_us: u64, p: Pending) {
+        self.seq += 1;
+        self.pending.insert(self.seq, p);
+        self.timers.set(ctx.now, Time(due_us.div_ceil(1000)), Wake { due_us, seq: self.seq });
+    }
+}
+
+/// D3–D4 (L90, A2): `k` tasks over `groups` masters: ⌊k/N_g⌋ to each, one
+/// more to each of k mod N_g distinct masters drawn uniformly. Returns
+/// (master, tasks) for the masters that get any, in master order.
+pub fn split(ctx: &mut Ctx<'_>, k: u32, groups: usize) -> Vec<(usize, u32)> {
+    split_with(ctx.rng, k, groups)
+}
+
+pub fn split_with(rng: &mut sojourn_core::Rng, k: u32, groups: usize) -> Vec<(usize, u32)> {
+    if groups == 0 || k == 0 {
+        return Vec::new();
+    }
+    let s = k / groups as u32;
+    let r = (k % groups as u32) as usize;
+    let mut counts = vec![s; groups];
+    if r == 1 {
+        counts[rng.below(groups as u64) as usize] += 1;
+    } else if r > 1 {
+        // partial Fisher-Yates: the first r of a shuffled index list
+        let mut idx: Vec<usize> = (0..groups).collect();
+        for i in 0..r {
+            let j = i + rng.below((groups - i) as u64) as usize;
+            idx.swap(i, j);
+            counts[idx[i]] += 1;
+        }
+    }
+    counts.into_iter().enumerate().filter(|(_, n)| *n > 0).collect()
+}
+
+impl Policy for Pigeon {
+    fn name(&self) -> &'static str {
+        "pigeon"
+    }
+
+    fn on_event(&mut self, ctx: &mut Ctx<'_>, event: &Event) {
+        let now = us(ctx.now);
+        match event {
+            Event::NodeAdded(spec) => {
+                self.epochs += 1;
+                self.nodes.insert(spec.node, NodeInfo { epoch: self.epochs, first: 0, slots: 0 });
+                self.layout_stale = true;
+            }
+            Event::NodeResourceUpdated { .. } => {
+                self.layout_stale = true;
+            }
+            Event::NodeRemoved { node } => {
+                self.nodes.remove(node);
+                let lost: Vec<ContainerId> =
+                    self.running.iter().filter(|(_, (k, _, _))| k.node == *node).map(|(c, _)| *c).collect();
+                for c in lost {
+                    self.forget(c);
+                }
+                self.layout_stale = true;
+                self.layout(ctx, now);
+                self.sweep(ctx, now);
+            }
+            Event::AsksUpdated { app, asks } => {
+                for ask in asks {
+                    let req = (*app, ask.priority);
+                    let long = self.is_long(ask);
+                    let am = ask.phase == sojourn_core::Phase::Am;
+                    self.reqs.entry(req).or_insert(ReqState { long, am, live: 0 });
+                    self.trim(ctx.cluster(), req);
+                    self.top_up(ctx, req, now);
+                }
+            }
+            Event::AppRemoved { app } => {
+                let reqs: Vec<Req> =
+                    self.reqs.range((*app, Priority(0))..=(*app, Priority(u32::MAX))).map(|(r, _)| *r).collect();
+                // (a job that finished has no task left at the masters and
+                // no container running: nothing to scan for)
+                let mut queued = false;
+                for r in reqs {
+                    if let Some(st) = self.reqs.remove(&r) {
+                        queued |= st.live > 0;
+                        if st.am {
+                            self.am_live = self.am_live.saturating_sub(st.live);
+                        }
+                    }
+                    self.starved.remove(&r);
+                    self.refill.remove(&r);
+                    self.am_waiting.remove(&r);
+                }
+                if queued {
+                    self.purge(*app);
+                }
+                if self.app_running.contains_key(app) {
+                    self.sweep(ctx, now);
+                }
+            }
+            Event::ContainerCompleted { container, .. } => {
+                if let Some(key) = self.forget(*container) {
+                    if let Some(w) = self.index(key) {
+                        self.notify(ctx, w, now);
+                    }
+                    self.unblock(ctx, key.node, now);
+                }
+            }
+            Event::Rejected { decision: Decision::Allocate { container, app, priority, node, .. }, .. } => {
+                if let Some(key) = self.forget(*container) {
+                    if let Some(w) = self.index(key) {
+                        self.idle(ctx, w, now);
+                    }
+                }
+                self.unblock(ctx, *node, now);
+                self.top_up(ctx, (*app, *priority), now);
+            }
+            _ => {}
+        }
+        self.relayout_if_queued(ctx, now);
+        self.settle(ctx);
+    }
+
+    /// Masters act as things happen (arrivals, idle notices); a heartbeat
+    /// only lets the node's blocked workers look at their queues again.
+    fn on_node_heartbeat(&mut self, ctx: &mut Ctx<'_>, node: NodeId) {
+        let now = us(ctx.now);
+        self.relayout_if_queued(ctx, now);
+        self.unblock(ctx, node, now);
+        self.settle(ctx);
+    }
+
+    fn on_schedule(&mut self, ctx: &mut Ctx<'_>) {
+        let now = us(ctx.now);
+        self.relayout_if_queued(ctx, now);
+        for node in self.blocked.clone() {
+            self.unblock(ctx, node, now);
+        }
+        self.settle(ctx);
+    }
+
+    fn next_wake(&self) -> Option<Time> {
+        self.timers.next()
+    }
+
+    fn on_wake(&mut self, ctx: &mut Ctx<'_>) {
+        while let Some(w) = self.timers.pop_due(ctx.now) {
+            let at = w.due_us;
+            match self.pending.remove(&w.seq) {
+                Some(Pending::Batch { group, req, long, n }) => self.batch(ctx, group, req, long, n, at),
+                Some(Pending::Start { key, epoch, task }) => {
+                    self.layout(ctx, at);
+                    if self.epoch_of(key.node) == epoch {
+                        self.start(ctx, key, task, at);
+                    } else {
+                        self.lose(task.req);
+                        self.top_up(ctx, task.req, at);
+                    }
+                }
+                Some(Pending::Idle { key, epoch }) => {
+                    self.layout(ctx, at);
+                    if self.epoch_of(key.node) == epoch {
+                        if let Some(w) = self.index(key).filter(|w| self.workers[*w].state == WState::Notifying) {
+                            self.idle(ctx, w, at);
+                        }
+                    }
+                }
+                None => {}
+            }
+        }
+        self.settle(ctx);
+    }
+
+    fn describe(&self, _cluster: &Cluster, _now: Time) -> serde_json::Value {
+        let idle = |f: fn(&Master) -> usize| self.masters.iter().map(f).sum::<usize>();
+        serde_json::json!({
+            "policy": "pigeon",
+            "groups": self.masters.len(),
+            "workers": self.workers.len(),
+            "reserved": self.workers.iter().filter(|w| w.reserved).count(),
+            "htq": idle(|m| m.htq.len()),
+            "ltq": idle(|m| m.ltq.len()),
+            "liw": idle(|m| m.liw.len()),
+            "hiw": idle(|m| m.hiw.len()),
+            "in_flight": self.pending.len(),
+            "running": self.running.len(),
+        })
+    }
+}
