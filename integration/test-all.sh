@@ -28,6 +28,10 @@ if ! have cargo; then
 fi
 rustup component list --installed 2>/dev/null | grep -q rustfmt || rustup component add rustfmt clippy || true
 
+# TetriSched's MILP solver (good_lp's coin_cbc backend) links CBC: it must be
+# there before the first cargo build.
+apt_install coinor-libcbc-dev pkg-config
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
