@@ -15,6 +15,7 @@ pub mod kairos;
 pub mod pigeon;
 #[cfg(test)]
 pub(crate) mod test_support;
+pub mod tetrisched;
 
 use sojourn_core::{CoreError, ParamSpec, Params, Policy, Result};
 use std::collections::BTreeMap;
@@ -107,6 +108,12 @@ pub fn catalog() -> Vec<PolicyInfo> {
         doc: "Pigeon: groups of N_w workers with one master each; a job's tasks split evenly over the masters; per master a short and a long FIFO queue served by weighted fair queuing (weight W, inf = strict priority) and reserved workers for short tasks",
         params: pigeon::PARAMS,
         build: pigeon::build,
+    },
+    PolicyInfo {
+        name: "tetrisched",
+        doc: "TetriSched: pending gangs as STRL (space-time alternatives, deadlines, values) compiled each cycle into one MILP (good_lp, CBC) over dynamically partitioned nodes and a plan-ahead window; launches what starts now, re-plans the rest; ablations NG/NH/NP; greedy NG plan as the solver fallback",
+        params: tetrisched::PARAMS,
+        build: tetrisched::build,
     }]
 }
 

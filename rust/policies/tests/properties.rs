@@ -63,8 +63,10 @@ fn check_policy(
         // its own property test (`src/hawk/props.rs`) checks that every
         // task runs once the queues drain. Pigeon's tasks wait at their
         // group's master (and reserved workers take no long task), so it is
-        // not either (`src/pigeon/props.rs`).
-        let queued = matches!(name, "sparrow" | "hawk" | "lwl" | "split" | "eagle" | "dlwl_srpt" | "pigeon");
+        // not either (`src/pigeon/props.rs`). TetriSched defers work by
+        // plan (plan-ahead) and places gangs whole or not at all.
+        let queued =
+            matches!(name, "sparrow" | "hawk" | "lwl" | "split" | "eagle" | "dlwl_srpt" | "pigeon" | "tetrisched");
         if step.scheduled && name != "capacity" && name != "kairos" && !queued && !preemptive {
             props::no_waiting_ask_fits(d.cluster(), name)?;
         }
