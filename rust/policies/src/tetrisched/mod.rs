@@ -149,6 +149,8 @@ impl TetriSched {
             n.capacity.gpus > 0 || self.cfg.gpu_racks.iter().any(|r| r == cluster.rack_name(n.rack))
         };
         let mut out = Vec::new();
+        type Eligible = (Vec<u32>, Vec<u32>, Vec<Vec<u32>>, u64);
+        let mut cache: BTreeMap<(u32, u64, u32, u32), Eligible> = BTreeMap::new();
         for app in cluster.apps() {
             let spec = &app.spec;
             let class = if self.cfg.slo_queues.iter().any(|q| q == app.queue()) {
@@ -171,24 +173,48 @@ impl TetriSched {
             for a in app.outstanding_asks() {
                 let ask = &a.ask;
                 let width = self.width(&ask.capability);
-                let mut all = Vec::new();
-                let mut gpu = Vec::new();
-                let mut racks: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-                let mut reach: u64 = 0;
-                for n in cluster.nodes() {
-                    let allowed = n.has_label(ask.label.as_deref())
-                        && (ask.relax_locality || ask.locality.is_empty() || cluster.locality_level(ask, n) < 2)
-                        && ask.capability.fits_in(&n.capacity);
-                    if !allowed {
-                        continue;
+                // Asks without a label or strict locality (nearly all) share
+                // one eligible set per width: computed once per cycle.
+                let plain =
+                    ask.label.as_deref().is_none_or(str::is_empty) && (ask.relax_locality || ask.locality.is_empty());
+                let cached = if plain {
+                    cache.get(&(width, ask.capability.memory_mb, ask.capability.vcores, ask.capability.gpus)).cloned()
+                } else {
+                    None
+                };
+                let (all, gpu, racks, reach) = match cached {
+                    Some(c) => c,
+                    None => {
+                        let mut all = Vec::new();
+                        let mut gpu = Vec::new();
+                        let mut racks: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+                        let mut reach: u64 = 0;
+                        for n in cluster.nodes() {
+                            let allowed = n.has_label(ask.label.as_deref())
+                                && (ask.relax_locality
+                                    || ask.locality.is_empty()
+                                    || cluster.locality_level(ask, n) < 2)
+                                && ask.capability.fits_in(&n.capacity);
+                            if !allowed {
+                                continue;
+                            }
+                            all.push(n.id.0);
+                            if gpu_node(n) {
+                                gpu.push(n.id.0);
+                            }
+                            racks.entry(n.rack).or_default().push(n.id.0);
+                            reach += u64::from(self.slots(&n.capacity) / width);
+                        }
+                        let c = (all, gpu, racks.into_values().collect::<Vec<_>>(), reach);
+                        if plain {
+                            cache.insert(
+                                (width, ask.capability.memory_mb, ask.capability.vcores, ask.capability.gpus),
+                                c.clone(),
+                            );
+                        }
+                        c
                     }
-                    all.push(n.id.0);
-                    if gpu_node(n) {
-                        gpu.push(n.id.0);
-                    }
-                    racks.entry(n.rack).or_default().push(n.id.0);
-                    reach += u64::from(self.slots(&n.capacity) / width);
-                }
+                };
                 if all.is_empty() || reach == 0 {
                     continue; // no node can ever take it
                 }
@@ -218,11 +244,15 @@ impl TetriSched {
                     est_ms,
                     all,
                     gpu,
-                    racks: racks.into_values().collect(),
+                    racks,
                 });
             }
         }
         out.sort_by_key(|g| (g.class, g.submit, g.app, g.priority));
+        // §2.8 (6): a cycle plans at most `max_plan_jobs` gangs, the first
+        // in queue order; the rest wait for a later cycle. It bounds a
+        // cycle's work when a backlog builds up (a trace replay).
+        out.truncate(self.cfg.max_plan_jobs);
         out
     }
 
@@ -322,15 +352,32 @@ impl TetriSched {
                     }
                 }
             }
-            match compile::solve(&root, &parts, &supply, window, &self.cfg.solver, &warm) {
+            // §2.8 (6): the MILP takes the first `max_milp_jobs` jobs in
+            // queue order; the rest are planned greedily on what it leaves.
+            let batch = jobs.len().min(self.cfg.max_milp_jobs);
+            let milp_root = Strl::Sum(jobs[..batch].iter().map(|j| j.expr.clone()).collect());
+            match compile::solve(&milp_root, &parts, &supply, window, &self.cfg.solver, &warm) {
                 Ok(s) => {
-                    stats.planner = "milp".into();
+                    stats.planner = if batch < jobs.len() { "milp+greedy".into() } else { "milp".into() };
                     stats.int_vars = s.size.int_vars;
                     stats.bin_vars = s.size.bin_vars;
                     stats.constraints = s.size.constraints;
                     stats.objective = s.objective;
                     ctx.metrics.observe("tetrisched.int_vars", s.size.int_vars as f64);
-                    s.plan
+                    let mut plan = s.plan;
+                    if batch < jobs.len() {
+                        let mut left = supply.clone();
+                        let milp_leaves = milp_root.leaves();
+                        for (id, grants) in &plan.grants {
+                            if let Some((l, _)) = milp_leaves.get(*id) {
+                                subtract(&mut left, l, grants, window);
+                            }
+                        }
+                        let rest = Strl::Sum(jobs[batch..].iter().map(|j| j.expr.clone()).collect());
+                        let g = greedy(&rest, &parts, &left, window, self.cfg.solver.defer_penalty);
+                        plan.grants.extend(g.grants.into_iter().map(|(id, gr)| (id + first[batch], gr)));
+                    }
+                    plan
                 }
                 Err(e) => {
                     ctx.metrics.count("tetrisched.solver_fallbacks", 1);

@@ -347,3 +347,14 @@ fn warm_start_regression() {
     let s = compile::solve(&root, &p, &supply, w, &SolverOptions::default(), &warm).expect("solves");
     assert_eq!(s.plan.units(14), 1);
 }
+
+/// With `max_milp_jobs = 1` the second job is planned greedily on what the
+/// MILP left (§2.8 (6)): both start, and the cycle says so.
+#[test]
+fn jobs_beyond_the_milp_batch_are_planned_greedily() {
+    let mut c = cluster(&[("max_milp_jobs", "1")], &[("/r0", 3)]);
+    app(&mut c, 0, 1, "slo", "a", 2, 8_000);
+    app(&mut c, 0, 2, "default", "b", 1, 8_000);
+    assert_eq!(placed(&schedule(&mut c, 0)), vec![(1, 0), (1, 1), (2, 2)]);
+    assert_eq!(c.describe()["last_cycle"]["planner"], "milp+greedy");
+}
