@@ -164,6 +164,8 @@ public final class GridmixRunner {
     // shared, so physical limits are not what is measured here either.
     conf.setBoolean(YarnConfiguration.NM_VMEM_CHECK_ENABLED, false);
     conf.setBoolean(YarnConfiguration.NM_PMEM_CHECK_ENABLED, false);
+    // A stopping NodeManager waits this long for its containers (default 5 s each).
+    conf.setLong(YarnConfiguration.NM_PROCESS_KILL_WAIT_MS, 1000);
     conf.setInt("yarn.app.mapreduce.am.resource.mb", 512);
     conf.set("yarn.app.mapreduce.am.command-opts", "-Xmx320m -XX:TieredStopAtLevel=1 " + OPENS);
     conf.setInt("mapreduce.map.memory.mb", 384);
@@ -251,7 +253,7 @@ public final class GridmixRunner {
         yc.stop();
       }
     } finally {
-      cluster.stop();
+      stop(cluster);
     }
     apps.sort(Comparator.comparing(a -> a.getApplicationId()));
     int succeeded = 0;
@@ -292,6 +294,21 @@ public final class GridmixRunner {
     System.out.printf("GridmixRunner: %s: %d applications, %d succeeded, GridMix %.0f s%s%n", o.name,
         apps.size(), succeeded, tGridmix / 1000.0, ok ? "" : ": " + error);
     return ok ? 0 : 1;
+  }
+
+  /**
+   * Stops the cluster, waiting at most 20 s: a stopping NodeManager waits for applications
+   * the RM no longer tells it about (about 17 s each, one after the other), though every
+   * job is over and its containers have exited by then.
+   */
+  static void stop(MiniMRYarnCluster cluster) throws InterruptedException {
+    Thread t = new Thread(cluster::stop, "cluster-stop");
+    t.setDaemon(true);
+    t.start();
+    t.join(20000);
+    if (t.isAlive()) {
+      System.out.println("GridmixRunner: the cluster had not stopped after 20 s; exiting anyway");
+    }
   }
 
   /** A CSV field: commas and quotes would shift columns, so they become spaces. */
