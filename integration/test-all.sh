@@ -74,6 +74,16 @@ if ! grep -qE '^junit \(sls\): [0-9]+ passed, 0 failed' /tmp/sojourn-gradle-sls.
   exit 1
 fi
 
+step "GridMix end to end: a 3-job Rumen trace as real MapReduce jobs on 2 NodeManagers under Sojourn fifo and CapacityScheduler"
+gridmix_log=$(mktemp -d /tmp/sojourn-gridmix.XXXXXX)/gradle-gridmix.log
+gradle gridmixTest --no-daemon -q -PcargoTargetDir="${CARGO_TARGET_DIR:-$root/target}" 2>&1 \
+  | tee "$gridmix_log" | grep -E '^junit|^compare.sh|FAILED|BUILD' || true
+if ! grep -qE '^junit \(gridmix\): [0-9]+ passed, 0 failed' "$gridmix_log"; then
+  echo "gradle gridmixTest failed (log: $gridmix_log)" >&2
+  tail -60 "$gridmix_log" >&2
+  exit 1
+fi
+
 step "main job smoke: sojourn compare on a shipped workload"
 cargo run -q --release -p sojourn-sim --bin sojourn -- compare --out /tmp/sojourn-ci-compare >/tmp/sojourn-ci-compare.txt
 tail -5 /tmp/sojourn-ci-compare.txt
@@ -83,9 +93,11 @@ failed=$(grep -oE '[0-9]+ failed' /tmp/sojourn-cargo-test.log | awk '{s+=$1} END
 jpassed=$(grep -oE '^junit: [0-9]+ passed' /tmp/sojourn-gradle-test.log | awk '{print $2}')
 j341=$(grep -oE '^junit: [0-9]+ passed' /tmp/sojourn-gradle-test-341.log | awk '{print $2}')
 jsls=$(grep -oE '^junit \(sls\): [0-9]+ passed' /tmp/sojourn-gradle-sls.log | awk '{print $3}')
+jgm=$(grep -oE '^junit \(gridmix\): [0-9]+ passed' "$gridmix_log" | awk '{print $3}')
 echo
 echo "rust: ${passed} passed, ${failed} failed"
 echo "java (Hadoop 3.3.6): ${jpassed:-0} passed, 0 failed"
 echo "java (Hadoop 3.4.1): ${j341:-0} passed, 0 failed"
 echo "java (SLS): ${jsls:-0} passed, 0 failed"
-echo "total: $((passed + ${jpassed:-0} + ${j341:-0} + ${jsls:-0})) passed, ${failed} failed"
+echo "java (GridMix): ${jgm:-0} passed, 0 failed"
+echo "total: $((passed + ${jpassed:-0} + ${j341:-0} + ${jsls:-0} + ${jgm:-0})) passed, ${failed} failed"
