@@ -127,6 +127,9 @@ write_conf() { # $1 = scheduler spec, $2 = conf dir
     echo '<?xml version="1.0"?><allocations>'
     echo '  <queue name="default"/>'
     echo '  <queueMaxAMShareDefault>0.5</queueMaxAMShareDefault>'
+    # FairScheduler's default placement ignores a submission to "default" and places the
+    # application in "root", a parent queue, which rejects it: place everything in root.default.
+    echo '  <queuePlacementPolicy><rule name="default" queue="root.default"/></queuePlacementPolicy>'
     echo '</allocations>'
   } > "$conf/fair-scheduler.xml"
   {
