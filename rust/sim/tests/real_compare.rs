@@ -94,3 +94,30 @@ fn real_compare_errors_name_the_input() {
     let out = sojourn().args(["real-compare", "just-a-dir"]).output().expect("run");
     assert!(String::from_utf8_lossy(&out.stderr).contains("'just-a-dir'"));
 }
+
+/// Two real runs of `gradle gridmixTest` (integration/gridmix/tiny-rumen.json: 3 GridMix jobs
+/// on 2 NodeManagers), as GridmixRunner wrote them: every job succeeded under both.
+#[test]
+fn real_compare_reads_gridmix_runner_output() {
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/gridmix");
+    let root = tmp("real-compare-gridmix");
+    let csv = root.join("c.csv");
+    let out = sojourn()
+        .args(["real-compare", "--csv"])
+        .arg(&csv)
+        .arg(format!("sojourn:fifo={data}/sojourn-fifo"))
+        .arg(format!("capacity={data}/capacity"))
+        .output()
+        .expect("run sojourn");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    for job in ["GRIDMIX000000", "GRIDMIX000001", "GRIDMIX000002"] {
+        assert!(text.contains(&format!("| {job} |")), "{text}");
+    }
+    let c = std::fs::read_to_string(&csv).expect("comparison csv");
+    let lines: Vec<&str> = c.lines().collect();
+    let cols: Vec<&str> = lines[0].split(',').collect();
+    let ok = cols.iter().position(|k| *k == "succeeded").expect("succeeded column");
+    assert_eq!(lines[1].split(',').nth(ok), Some("3"), "{c}");
+    assert_eq!(lines[2].split(',').nth(ok), Some("3"), "{c}");
+}
