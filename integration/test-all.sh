@@ -86,6 +86,16 @@ if ! grep -qE '^junit \(sls\): [0-9]+ passed, 0 failed' "$logs/gradle-sls.log"; 
   exit 1
 fi
 
+step "GridMix end to end: a 3-job Rumen trace as real MapReduce jobs on 2 NodeManagers under Sojourn fifo and CapacityScheduler"
+gridmix_log="$logs/gradle-gridmix.log"
+gradle gridmixTest --no-daemon -q -PcargoTargetDir="${CARGO_TARGET_DIR:-$root/target}" 2>&1 \
+  | tee "$gridmix_log" | grep -E '^junit|^compare.sh|FAILED|BUILD' || true
+if ! grep -qE '^junit \(gridmix\): [0-9]+ passed, 0 failed' "$gridmix_log"; then
+  echo "gradle gridmixTest failed (log: $gridmix_log)" >&2
+  tail -60 "$gridmix_log" >&2
+  exit 1
+fi
+
 step "main job smoke: sojourn compare on a shipped workload"
 cargo run -q --release -p sojourn-sim --bin sojourn -- compare --out "$logs/compare" >"$logs/compare.txt"
 tail -5 "$logs/compare.txt"
@@ -95,9 +105,11 @@ failed=$(grep -oE '[0-9]+ failed' "$logs/cargo-test.log" | awk '{s+=$1} END {pri
 jpassed=$(grep -oE '^junit: [0-9]+ passed' "$logs/gradle-test.log" | awk '{print $2}')
 j341=$(grep -oE '^junit: [0-9]+ passed' "$logs/gradle-test-341.log" | awk '{print $2}')
 jsls=$(grep -oE '^junit \(sls\): [0-9]+ passed' "$logs/gradle-sls.log" | awk '{print $3}')
+jgm=$(grep -oE '^junit \(gridmix\): [0-9]+ passed' "$gridmix_log" | awk '{print $3}')
 echo
 echo "rust: ${passed} passed, ${failed} failed"
 echo "java (Hadoop 3.3.6): ${jpassed:-0} passed, 0 failed"
 echo "java (Hadoop 3.4.1): ${j341:-0} passed, 0 failed"
 echo "java (SLS): ${jsls:-0} passed, 0 failed"
-echo "total: $((passed + ${jpassed:-0} + ${j341:-0} + ${jsls:-0})) passed, ${failed} failed"
+echo "java (GridMix): ${jgm:-0} passed, 0 failed"
+echo "total: $((passed + ${jpassed:-0} + ${j341:-0} + ${jsls:-0} + ${jgm:-0})) passed, ${failed} failed"
