@@ -1,5 +1,5 @@
 //! The `sojourn` command line: `simulate`, `compare`, `policies`, `replay`,
-//! `to-sls`, `sls-compare`, `single-server`.
+//! `to-sls`, `sls-compare`, `real-compare`, `single-server`.
 
 use crate::engine::{simulate, NodeFailure, SimConfig, SimError};
 use crate::metrics::{summarize_all, Classes};
@@ -116,6 +116,31 @@ pub enum Command {
     /// running containers, containers and allocate calls per second, and
     /// the scheduler's handle p99. SLS has no slowdown.
     SlsCompare(SlsCompareArgs),
+    /// Compare runs of one trace on a real YARN cluster (GridMix replays by
+    /// integration/gridmix/compare.sh) in `compare`'s table and report.
+    ///
+    /// Reads each run directory's jobs.csv (the RM's application reports):
+    /// applications that succeeded, makespan, response time and AM wait.
+    RealCompare {
+        /// A scheduler's name and its run directory (with jobs.csv), or the jobs.csv itself.
+        #[arg(required = true, value_name = "NAME=RUN_DIR")]
+        runs: Vec<String>,
+        /// The run the ratios are computed against (default: the first).
+        #[arg(long)]
+        baseline: Option<String>,
+        /// What the runs replayed (a trace's path), for the title.
+        #[arg(long)]
+        trace: Option<String>,
+        /// Write one row per scheduler, every metric, here.
+        #[arg(long)]
+        csv: Option<PathBuf>,
+        /// Write the response time and AM wait of each job under each scheduler here.
+        #[arg(long)]
+        jobs_csv: Option<PathBuf>,
+        /// Write the HTML report (plots) here: a directory (index.html in it) or a .html file.
+        #[arg(long)]
+        html: Option<PathBuf>,
+    },
     /// The size-based disciplines of the HFSP thesis (chapter 3) on one
     /// server with exact processor sharing: FIFO, PS, LAS, SRPT, FSP, SRPTE,
     /// FSPE, FSPE+PS, PSBS; sizes from a SWIM trace or a Weibull generator.
@@ -611,6 +636,14 @@ pub fn run(cli: Cli) -> Result<String, SimError> {
             Ok(crate::fidelity::markdown(&pairs))
         }
         Command::SlsCompare(args) => sls_compare(&args),
+        Command::RealCompare { runs, baseline, trace, csv, jobs_csv, html } => crate::real_results::cli(
+            &runs,
+            baseline.as_deref(),
+            trace.as_deref(),
+            csv.as_deref(),
+            jobs_csv.as_deref(),
+            html.as_deref(),
+        ),
         Command::SingleServer(args) => crate::single_server::cli::cli_main(args),
         Command::PigeonAnalysis { loads, group_sizes, fanouts, task_ms } => {
             crate::pigeon_analysis::cli(&loads, &group_sizes, &fanouts, task_ms)

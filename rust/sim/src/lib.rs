@@ -9,6 +9,7 @@ pub mod engine;
 pub mod fidelity;
 pub mod metrics;
 pub mod pigeon_analysis;
+pub mod real_results;
 pub mod replay;
 pub mod report;
 pub mod run;

@@ -398,3 +398,25 @@ fn am_limit_holds_back_further_applications() {
     h.ev(Event::AppRemoved { app: AppId(1) });
     assert_eq!(h.schedule(), vec![2]);
 }
+
+// maximum-am-resource-percent (YARN's default 0.1) on 40 GB: the queue's AMs
+// may hold 4 GB, so four 1 GB AMs run and the fifth and sixth wait, though
+// 36 GB are free; when one app leaves, one more AM runs.
+#[test]
+fn am_limit_is_never_exceeded() {
+    let mut h = Harness::new(&[]);
+    for n in 0..4 {
+        h.node(n, 10);
+    }
+    for app in 1..=6 {
+        h.app(app, "default", "u", 0);
+        h.ask_with(app, Ask::new(Priority(0), Resources::new(GB, 1), 1, Phase::Am));
+    }
+    assert_eq!(h.schedule(), vec![1, 2, 3, 4]);
+    let am_used = |h: &Harness| queue_json(&h.describe()["root"], "root.default").expect("default")["am_used"].clone();
+    assert_eq!(am_used(&h)["memory_mb"], 4 * GB);
+    assert_eq!(h.schedule(), Vec::<u32>::new());
+    h.ev(Event::AppRemoved { app: AppId(2) });
+    assert_eq!(h.schedule(), vec![5]);
+    assert_eq!(am_used(&h)["memory_mb"], 4 * GB);
+}

@@ -8,7 +8,7 @@
 use super::order::{below, greater, queue_key, QueueView};
 use super::tree::QIx;
 use super::Fair;
-use sojourn_core::{AppId, AskState, Cluster, Ctx, Node, NodeId, Priority, Resources};
+use sojourn_core::{AppId, AskState, Cluster, Ctx, Node, NodeId, Phase, Priority, Resources};
 
 /// What the most deserving app does with the node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -144,6 +144,11 @@ impl Fair {
             if !self.eligible(cl, st.queue, s, node) {
                 continue;
             }
+            // FSAppAttempt.assignContainer: an AM waits (and reserves
+            // nothing) while its queue's AMs hold their share.
+            if s.ask.phase == Phase::Am && st.am_charge.is_zero() && !self.can_run_am(st.queue, &s.ask.capability) {
+                continue;
+            }
             if s.ask.capability.fits_in(&node.available()) {
                 return Some(Action::Allocate(s.ask.priority));
             }
@@ -182,7 +187,14 @@ impl Fair {
         match action {
             Action::Allocate(p) => match ctx.allocate(app, p, node) {
                 Ok(c) => {
-                    let res = ctx.cluster().container(c).map(|x| x.resources).unwrap_or_default();
+                    let (res, phase) = ctx
+                        .cluster()
+                        .container(c)
+                        .map(|x| (x.resources, x.phase))
+                        .unwrap_or((Resources::ZERO, Phase::Other));
+                    if phase == Phase::Am {
+                        self.charge_am(app, res);
+                    }
                     self.track(c, app);
                     self.refresh_app(ctx.cluster(), app);
                     self.note_allocated(node, app, &res);

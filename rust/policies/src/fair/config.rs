@@ -40,6 +40,13 @@ pub const PARAMS: &[ParamSpec] = &[
         "true",
         "create queues named at submission that were not declared (else they go to root.default)",
     ),
+    ParamSpec::new(
+        "max_am_share",
+        ParamKind::Float,
+        "0.5",
+        "share of a leaf's fair share its application masters may hold; a further AM waits \
+         (YARN's queueMaxAMShareDefault; -1: no limit; a queue's first AM always runs)",
+    ),
     ParamSpec::new("preemption", ParamKind::Bool, "false", "fair-share and min-share preemption (kill)"),
     ParamSpec::new(
         "preemption_utilization_threshold",
@@ -121,6 +128,12 @@ pub const PARAMS: &[ParamSpec] = &[
         "per-queue fair_share_preemption_threshold (unset: the parent's)",
     ),
     ParamSpec::new(
+        "queue.*.max_am_share",
+        ParamKind::Float,
+        "",
+        "per-leaf max_am_share (YARN's maxAMShare; -1: no limit; unset: max_am_share)",
+    ),
+    ParamSpec::new(
         "queue.*.allow_preemption_from",
         ParamKind::Bool,
         "true",
@@ -169,6 +182,8 @@ pub struct QueueConf {
     pub ms_timeout: Option<Timeout>,
     pub fs_threshold: Option<f64>,
     pub preemptable: Option<bool>,
+    /// `Some(None)`: no AM limit (-1).
+    pub max_am_share: Option<Option<f64>>,
 }
 
 impl QueueConf {
@@ -193,6 +208,8 @@ pub struct Config {
     pub max_assign: i64,
     pub user_as_default_queue: bool,
     pub allow_undeclared_pools: bool,
+    /// Share of a leaf's fair share AMs may hold; `None`: no limit.
+    pub max_am_share: Option<f64>,
     pub preemption: bool,
     pub utilization_threshold: f64,
     pub fs_threshold: f64,
@@ -243,6 +260,18 @@ fn fraction(key: &str, v: f64) -> Result<f64> {
         Ok(v)
     } else {
         Err(err(format!("parameter '{key}': {v} is outside [0, 1]")))
+    }
+}
+
+/// FairScheduler's maxAMShare: a fraction in [0, 1], or -1 for no limit
+/// (AllocationFileQueueParser refuses anything above 1).
+fn am_share(key: &str, v: f64) -> Result<Option<f64>> {
+    if v == -1.0 {
+        Ok(None)
+    } else if (0.0..=1.0).contains(&v) {
+        Ok(Some(v))
+    } else {
+        Err(err(format!("parameter '{key}': {v} is not an AM share (a fraction in [0, 1], or -1 for no limit)")))
     }
 }
 
@@ -317,6 +346,10 @@ const QUEUE_PROPS: &[(&str, &str, Setter)] = &[
     }),
     ("queue.*.fair_share_preemption_threshold", "fair-share preemption threshold", |q, key, _, v| {
         q.fs_threshold = Some(fraction(key, parse_f64(key, v)?)?);
+        Ok(())
+    }),
+    ("queue.*.max_am_share", "max AM share", |q, key, _, v| {
+        q.max_am_share = Some(am_share(key, parse_f64(key, v)?)?);
         Ok(())
     }),
     ("queue.*.allow_preemption_from", "allow_preemption_from", |q, key, _, v| {
@@ -401,6 +434,7 @@ impl Config {
             max_assign: p.int("max_assign")?,
             user_as_default_queue: p.bool("user_as_default_queue")?,
             allow_undeclared_pools: p.bool("allow_undeclared_pools")?,
+            max_am_share: am_share("max_am_share", p.float("max_am_share")?)?,
             preemption,
             utilization_threshold: p.float_in("preemption_utilization_threshold", 0.0, 1.0)?,
             fs_threshold: p.float_in("fair_share_preemption_threshold", 0.0, 1.0)?,

@@ -29,6 +29,12 @@
 //!   `root.<user>`), then `default`; undeclared queues are created (weight 1,
 //!   no limits, the default policy, parents as needed) if
 //!   `allow_undeclared_pools`. Names may be `a.b` or `root.a.b`.
+//! - The AM share (FSLeafQueue.canRunAppAM): an app's AM is placed only if
+//!   the AMs running in its leaf plus this one fit in `max_am_share` (per
+//!   leaf `queue.<leaf>.max_am_share`; YARN's default 0.5, -1 no limit)
+//!   of the leaf's fair share, a zero component of the fair share replaced
+//!   by the cluster's free resources capped at the max share. An AM is
+//!   charged when placed and released with its app.
 //! - Preemption (`preempt`), off by default as in YARN: every
 //!   `update_interval_ms` while demand waits and the cluster is busier than
 //!   `preemption_utilization_threshold`, apps starved of
@@ -58,12 +64,16 @@
 //! - The preemption timeouts default to never, as in YARN, but turning
 //!   `preemption` on with no timeout anywhere is a configuration error
 //!   rather than a silent no-op.
+//! - A leaf with no AM running may always start one, even above its AM
+//!   share: with many active queues on a small cluster a fair share can be
+//!   below one AM, and YARN then leaves the cluster idle (CapacityScheduler
+//!   has the same exception).
 //! - Apps submitted to no placeable leaf (a parent queue, a bad name) are
 //!   rejected by YARN; the core cannot reject, so they run in `root.default`.
 //!
-//! What it leaves out: delay scheduling (YARN's default: off), the AM share
-//! limit (`maxAMShare`), `maxRunningApps`, size-based weight, per-resource
-//! weights, application priorities (FairScheduler ignores them too), steady
+//! What it leaves out: delay scheduling (YARN's default: off),
+//! `maxRunningApps`, size-based weight, per-resource weights, application
+//! priorities (FairScheduler ignores them too), steady
 //! fair shares, node labels beyond the core's own filter, the `fifo` queue
 //! policy, removal of empty dynamic queues, ACLs, continuous scheduling.
 
@@ -84,7 +94,7 @@ pub use config::{Config, QueuePolicy, PARAMS};
 use order::app_key;
 use serde_json::{json, Value};
 use sojourn_core::Decision;
-use sojourn_core::{AppId, Cluster, ContainerId, Ctx, Event, NodeId, Params, Policy, Resources, Result, Time};
+use sojourn_core::{AppId, Cluster, ContainerId, Ctx, Event, NodeId, Params, Phase, Policy, Resources, Result, Time};
 use std::collections::{BTreeMap, BTreeSet};
 use tree::{QIx, Tree, UNBOUNDED};
 
@@ -109,6 +119,8 @@ pub(crate) struct AppState {
     pub last_time_at_fair_share: Time,
     pub next_starvation_check: Time,
     pub containers: BTreeSet<ContainerId>,
+    /// The app's AM as charged to its leaf's `am_usage` (zero until it runs).
+    pub am_charge: Resources,
 }
 
 impl AppState {
@@ -226,6 +238,7 @@ impl Fair {
                 last_time_at_fair_share: a.submit,
                 next_starvation_check: Time::ZERO,
                 containers: BTreeSet::new(),
+                am_charge: Resources::ZERO,
             },
         );
         if let Some(q) = self.tree.queues.get_mut(leaf) {
@@ -241,6 +254,8 @@ impl Fair {
         self.tree.shift_usage(st.queue, st.usage, Resources::ZERO);
         self.tree.shift_runnable(st.queue, false);
         if let Some(q) = self.tree.queues.get_mut(st.queue) {
+            // FSLeafQueue.removeApp: the AM's share is given back with its app.
+            q.am_usage = q.am_usage.saturating_sub(&st.am_charge);
             q.raw_demand = q.raw_demand.saturating_sub(&st.demand());
             q.apps.remove(&app);
             if let Some(k) = st.key {
@@ -256,6 +271,54 @@ impl Fair {
         self.reserved.remove(&app);
         self.demand_dirty = true;
         self.reshare(cl);
+    }
+
+    /// The leaf's AM limit (FSLeafQueue.computeMaxAMResource): its fair
+    /// share times its max AM share; a component of the fair share that is
+    /// zero (a memory-only `fair` queue has no vcore share) is replaced by
+    /// what the cluster has free, capped at the queue's max share. `None`:
+    /// no limit.
+    pub(crate) fn max_am_resource(&self, leaf: QIx) -> Option<Resources> {
+        let q = self.tree.queues.get(leaf)?;
+        let share = q.max_am_share.unwrap_or(self.cfg.max_am_share)?;
+        let free = self.total.saturating_sub(&self.tree.queues.first().map_or(Resources::ZERO, |r| r.usage));
+        let mut base = q.fair_share;
+        if base.memory_mb == 0 {
+            base.memory_mb = free.memory_mb.min(q.max_share.memory_mb);
+        }
+        if base.vcores == 0 {
+            base.vcores = free.vcores.min(q.max_share.vcores);
+        }
+        // Resources.multiply truncates each component.
+        Some(Resources {
+            memory_mb: (base.memory_mb as f64 * share) as u64,
+            vcores: (base.vcores as f64 * share) as u32,
+            gpus: (base.gpus as f64 * share) as u32,
+        })
+    }
+
+    /// FSLeafQueue.canRunAppAM: whether an AM of `am` may start in `leaf`.
+    /// Unlike YARN, a leaf with no AM running may always start one: with many
+    /// active queues on a small cluster a fair share can be below one AM,
+    /// and YARN would then leave the cluster idle with every queue waiting.
+    pub(crate) fn can_run_am(&self, leaf: QIx, am: &Resources) -> bool {
+        let Some(q) = self.tree.queues.get(leaf) else { return false };
+        if q.am_usage.is_zero() {
+            return true;
+        }
+        self.max_am_resource(leaf).is_none_or(|max| (q.am_usage + *am).fits_in(&max))
+    }
+
+    /// Charges `app`'s AM container to its leaf, once.
+    fn charge_am(&mut self, app: AppId, res: Resources) {
+        let Some(st) = self.apps.get_mut(&app) else { return };
+        if !st.am_charge.is_zero() {
+            return;
+        }
+        st.am_charge = res;
+        if let Some(q) = self.tree.queues.get_mut(st.queue) {
+            q.am_usage += res;
+        }
     }
 
     /// Records that this policy placed `container` for `app`.
@@ -312,6 +375,12 @@ impl Fair {
             "active": q.runnable > 0,
         });
         if q.is_leaf {
+            v["max_am_share"] = match q.max_am_share.unwrap_or(self.cfg.max_am_share) {
+                Some(x) => json!(x),
+                None => json!(-1.0),
+            };
+            v["am_usage"] = json!(q.am_usage);
+            v["max_am_resource"] = self.max_am_resource(ix).map_or(Value::Null, |r| json!(r));
             let apps: Vec<Value> = q
                 .apps
                 .iter()
@@ -324,6 +393,7 @@ impl Fair {
                         "fair_share": s.fair_share,
                         "fair_share_starvation": s.fs_starvation,
                         "min_share_starvation": s.ms_starvation,
+                        "am": s.am_charge,
                     })
                 })
                 .collect();
@@ -351,6 +421,11 @@ impl Policy for Fair {
             Event::AppAdded(spec) => self.add_app(ctx.cluster(), spec.app, ctx.now),
             Event::AppRemoved { app } => self.remove_app(ctx.cluster(), *app),
             Event::AsksUpdated { app, .. } => self.refresh_app(ctx.cluster(), *app),
+            // An AM that YARN kept (RM restart, core rebuilt) holds its share.
+            Event::ContainerRecovered { app, resources, phase: Phase::Am, .. } => {
+                self.charge_am(*app, *resources);
+                self.refresh_app(ctx.cluster(), *app);
+            }
             Event::ContainerCompleted { container, .. } => {
                 if let Some(app) = self.untrack(*container) {
                     self.refresh_app(ctx.cluster(), app);

@@ -8,7 +8,7 @@
 use super::{build, PARAMS};
 use crate::test_support::props::{self, OpSpace, Setup};
 use proptest::prelude::*;
-use sojourn_core::{Decision, Params, PreemptMode};
+use sojourn_core::{Decision, Params, Phase, PreemptMode};
 use std::collections::BTreeMap;
 
 /// The basic mix with more heartbeats, four queues and time in steps up to 8 s.
@@ -77,8 +77,59 @@ fn check_max_shares(q: &serde_json::Value) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Asks may be AMs: the AM share holds some back, so work conservation is
+/// not checked; instead every AM placed either is its leaf's only one or
+/// keeps the leaf's AMs within the leaf's AM memory limit.
+const OPS_AM: OpSpace = OpSpace { am: true, ..OPS };
+
+fn run_am(cfg: &[(&str, &str)], nodes: &[(u8, u8)], ops: &[props::Op]) -> Result<(), TestCaseError> {
+    let fail = |e: sojourn_core::CoreError| TestCaseError::fail(e.to_string());
+    let given: BTreeMap<String, String> = cfg.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let params = Params::validate("fair", PARAMS, &given).map_err(fail)?;
+    let setup = Setup { queues: &QUEUES, ..Setup::default() };
+    props::run("fair", build(&params).map_err(fail)?, &setup, nodes, ops, |d, step| {
+        let root = d.harness().describe()["root"].clone();
+        for dec in step.decisions {
+            let Decision::Allocate { app, container, .. } = dec else { continue };
+            if d.cluster().container(*container).map(|c| c.phase) != Some(Phase::Am) {
+                continue;
+            }
+            let Some(leaf) = leaf_of(&root, app.0 as u64) else { continue };
+            let used = leaf["am_usage"]["memory_mb"].as_u64().unwrap_or(0);
+            let own = leaf["apps"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|a| a["app"] == app.0)
+                .and_then(|a| a["am"]["memory_mb"].as_u64())
+                .unwrap_or(0);
+            let max = leaf["max_am_resource"]["memory_mb"].as_u64().unwrap_or(u64::MAX);
+            prop_assert!(
+                used <= max || used == own,
+                "{}: AMs hold {used} MB, over the AM share {max} MB, after {app}'s AM",
+                leaf["name"]
+            );
+        }
+        Ok(())
+    })?;
+    Ok(())
+}
+
+fn leaf_of(q: &serde_json::Value, app: u64) -> Option<&serde_json::Value> {
+    if q["apps"].as_array().is_some_and(|a| a.iter().any(|x| x["app"] == app)) {
+        return Some(q);
+    }
+    q["children"].as_array()?.iter().find_map(|c| leaf_of(c, app))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn fair_keeps_ams_within_their_share(nodes in props::nodes(1..5), ops in OPS_AM.ops(1..80)) {
+        run_am(&[], &nodes, &ops)?;
+        run_am(&[("max_am_share", "0.2"), ("queue.root.a.weight", "3")], &nodes, &ops)?;
+    }
 
     #[test]
     fn fair_keeps_invariants_and_is_deterministic(nodes in props::nodes(1..5), ops in OPS.ops(1..80)) {

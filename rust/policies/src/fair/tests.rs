@@ -440,3 +440,71 @@ fn bad_configuration_names_key_and_queue() {
         .and_then(|p| build(&p).map(|_| ()).map_err(|e| e.to_string()))
         .is_ok());
 }
+
+// AM share (FSLeafQueue.canRunAppAM): one 8 GB node, queue root.a alone and
+// so with a fair share of 8 GB; max_am_share 0.5 lets its AMs hold 4 GB.
+// Three apps ask for 2 GB AMs: two run, the third waits on a node with 4 GB
+// free until the first app leaves, and the leaf's AMs never hold more than
+// its AM share.
+#[test]
+fn am_share_holds_back_a_further_am() {
+    let mut c = core(&[("queue.root.a.weight", "1")]);
+    node(&mut c, 0, 8 * GB, 8);
+    for id in 1..=3 {
+        app(&mut c, 0, id, "root.a", "u");
+        ask(&mut c, 0, id, 0, (2 * GB, 1), 1, Phase::Am);
+    }
+    let mut order = Vec::new();
+    for _ in 0..4 {
+        order.extend(steps(&mut c, 1, 0, 1));
+        let d = describe(&c);
+        let a = queue(&d, "root.a");
+        assert!(mem(&a["am_usage"]) <= mem(&a["max_am_resource"]), "AMs over their share: {a}");
+    }
+    assert_eq!(order, vec![1, 2, 0, 0]);
+    let d = describe(&c);
+    assert_eq!(mem(&queue(&d, "root.a")["am_usage"]), 4 * GB);
+    assert_eq!(mem(&queue(&d, "root.a")["max_am_resource"]), 4 * GB);
+    assert_eq!(queue(&d, "root.a")["max_am_share"], 0.5);
+    // Tasks of a running app are not held back by the AM share.
+    ask(&mut c, 1, 1, 20, (GB, 1), 2, Phase::Map);
+    assert_eq!(steps(&mut c, 2, 0, 3), vec![1, 1, 0]);
+    // App 1 leaves: its AM's share is given back and app 3's AM runs.
+    c.handle(Time(3), Event::AppRemoved { app: AppId(1) }).expect("remove");
+    assert_eq!(steps(&mut c, 3, 0, 2), vec![3, 0]);
+    let d = describe(&c);
+    assert_eq!(mem(&queue(&d, "root.a")["am_usage"]), 4 * GB);
+}
+
+// The share is per leaf: a queue's own max_am_share overrides the global
+// one (-1: no limit), and a leaf with no AM running always starts one, even
+// above its share (0.1 of 8 GB < one 2 GB AM), so that no queue waits
+// forever on an idle cluster.
+#[test]
+fn am_share_per_queue_and_first_am_always_runs() {
+    let mut c = core(&[("queue.root.a.max_am_share", "-1"), ("max_am_share", "0.1")]);
+    node(&mut c, 0, 8 * GB, 8);
+    for id in 1..=3 {
+        app(&mut c, 0, id, "root.a", "u");
+        ask(&mut c, 0, id, 0, (2 * GB, 1), 1, Phase::Am);
+    }
+    assert_eq!(steps(&mut c, 1, 0, 4), vec![1, 2, 3, 0]);
+    assert_eq!(queue(&describe(&c), "root.a")["max_am_share"], -1.0);
+
+    let mut c = core(&[("queue.root.b.weight", "1"), ("max_am_share", "0.1")]);
+    node(&mut c, 0, 8 * GB, 8);
+    for id in 1..=2 {
+        app(&mut c, 0, id, "root.b", "u");
+        ask(&mut c, 0, id, 0, (2 * GB, 1), 1, Phase::Am);
+    }
+    assert_eq!(steps(&mut c, 1, 0, 3), vec![1, 0, 0]);
+    assert_eq!(mem(&queue(&describe(&c), "root.b")["am_usage"]), 2 * GB);
+}
+
+#[test]
+fn am_share_is_validated() {
+    let e = config_error(&[("max_am_share", "1.5")]);
+    assert!(e.contains("'max_am_share'") && e.contains("-1 for no limit"), "{e}");
+    let e = config_error(&[("queue.root.a.max_am_share", "-0.5")]);
+    assert!(e.contains("'queue.root.a.max_am_share'"), "{e}");
+}

@@ -47,6 +47,12 @@ pub struct Queue {
     pub fair_share: Resources,
     /// Last update tick at which the leaf was not below its min share.
     pub last_time_at_min_share: Time,
+    /// A leaf's own maxAMShare: `None` takes the global `max_am_share`,
+    /// `Some(None)` is no limit.
+    pub max_am_share: Option<Option<f64>>,
+    /// A leaf: resources of its apps' running AMs (FSLeafQueue's
+    /// amResourceUsage), charged when an AM is placed, released with its app.
+    pub am_usage: Resources,
 }
 
 impl Queue {
@@ -76,6 +82,8 @@ impl Queue {
             demand: Resources::ZERO,
             fair_share: Resources::ZERO,
             last_time_at_min_share: inherit.now,
+            max_am_share: c.max_am_share,
+            am_usage: Resources::ZERO,
         }
     }
 }

@@ -126,7 +126,7 @@ use sojourn_core::{
     Resources, Result, Time, TimerTable,
 };
 use std::collections::{BTreeMap, BTreeSet};
-use virtual_cluster::{Pool, Tasks};
+use virtual_cluster::{Pool, Tasks, VPhase};
 
 pub fn build(p: &Params) -> Result<Box<dyn Policy>> {
     Ok(Box::new(Hfsp::new(Config::from_params(p)?)))
@@ -311,12 +311,11 @@ impl Hfsp {
 
     /// `finish`: with `order=virtual_finish`, each pool's projected virtual
     /// finish times, the size-based key instead of V.
-    fn rank(&self, key: Key, finish: Option<&[BTreeMap<Key, f64>; 2]>) -> Rank {
-        let p = &self.phases[&key];
+    fn rank(&self, key: Key, p: &PhaseState, vp: Option<&VPhase>, finish: Option<&[BTreeMap<Key, f64>; 2]>) -> Rank {
         if p.tiny {
             return (0, 0, p.seq);
         }
-        match self.pools[key.1 as usize].phases.get(&key) {
+        match vp {
             Some(vp) => match vp.finish_seq {
                 Some(f) if self.cfg.late_ps => (1, p.live.len() as u64, f),
                 Some(f) => (1, f, p.seq),
@@ -333,17 +332,25 @@ impl Hfsp {
         }
     }
 
-    /// Phases not really done, best first.
+    /// Phases not really done, best first. Called on every scheduling
+    /// opportunity, so it walks the phases and the pools' phases together
+    /// (all keyed by `Key`, in the same order) rather than looking each
+    /// phase up in its pool.
     pub fn order(&self) -> Vec<Key> {
         let finish =
             self.cfg.order_by_finish.then(|| [self.pools[0].projected_finish(), self.pools[1].projected_finish()]);
-        let mut v: Vec<(Rank, Key)> = self
-            .phases
-            .iter()
-            .filter(|(_, p)| !p.real_done)
-            .map(|(k, _)| (self.rank(*k, finish.as_ref()), *k))
-            .collect();
-        v.sort();
+        let mut virtual_phases = [self.pools[0].phases.iter().peekable(), self.pools[1].phases.iter().peekable()];
+        let mut v: Vec<(Rank, Key)> = Vec::with_capacity(self.phases.len());
+        for (k, p) in &self.phases {
+            let pool = &mut virtual_phases[k.1 as usize];
+            while pool.next_if(|(vk, _)| *vk < k).is_some() {}
+            let vp = pool.next_if(|(vk, _)| *vk == k).map(|(_, vp)| vp);
+            if !p.real_done {
+                v.push((self.rank(*k, p, vp, finish.as_ref()), *k));
+            }
+        }
+        // Keys are unique, so an unstable sort gives the one order.
+        v.sort_unstable();
         v.into_iter().map(|(_, k)| k).collect()
     }
 

@@ -180,6 +180,7 @@ impl Hfsp {
         let ams: Vec<(Time, AppId, sojourn_core::Priority)> = ctx
             .cluster()
             .apps()
+            .filter(|a| a.pending_containers > 0)
             .flat_map(|a| {
                 a.outstanding_asks()
                     .filter(|s| s.ask.phase == Phase::Am)
@@ -195,7 +196,8 @@ impl Hfsp {
         let order = self.order();
         let mut budget = self.size_based_budget(ctx.cluster());
         let mut quota = self.pool_room(ctx.cluster());
-        let tiny: Vec<Key> = order.iter().copied().filter(|k| self.phases[k].tiny).collect();
+        // Tiny phases rank first (`rank`'s class 0), so they are the order's head.
+        let tiny: Vec<Key> = order.iter().copied().take_while(|k| self.phases[k].tiny).collect();
         for key in tiny {
             self.fill(ctx, key, node, &mut budget, &mut quota);
         }

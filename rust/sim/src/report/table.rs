@@ -24,9 +24,12 @@ pub fn table(cmp: &Comparison, opts: &WriteOptions) -> String {
         .collect();
     let width = |s: &str| s.chars().count();
     let head = format!("vs {}", c.baseline);
-    let label_w = rows
+    // Wall-clock rows say so: they differ between identical runs.
+    let labels: Vec<String> =
+        rows.iter().map(|r| if r.wall_clock { format!("{} (wall clock)", r.label) } else { r.label.clone() }).collect();
+    let label_w = labels
         .iter()
-        .map(|r| 2 + width(&r.label))
+        .map(|l| 2 + width(l))
         .chain(rows.iter().map(|r| width(&r.section)))
         .fold(width(&head), usize::max);
     // Per column: value width, ratio width, total width.
@@ -46,12 +49,12 @@ pub fn table(cmp: &Comparison, opts: &WriteOptions) -> String {
     }
     out.push('\n');
     let mut section = "";
-    for (r, row) in rows.iter().zip(&cells) {
+    for ((r, row), label) in rows.iter().zip(&cells).zip(&labels) {
         if r.section != section {
             section = &r.section;
             let _ = writeln!(out, "{section}");
         }
-        let _ = write!(out, "  {:<w$}", r.label, w = label_w - 2);
+        let _ = write!(out, "  {:<w$}", label, w = label_w - 2);
         for ((v, ratio), &(_, rw, w)) in row.iter().zip(&cols) {
             let ratio_w = if rw > 0 { rw + 1 } else { 0 };
             let _ = write!(out, "  {v:>vw$}", vw = w - ratio_w);
@@ -63,6 +66,12 @@ pub fn table(cmp: &Comparison, opts: &WriteOptions) -> String {
         let trimmed = out.trim_end_matches(' ').len();
         out.truncate(trimmed);
         out.push('\n');
+    }
+    if rows.iter().any(|r| r.wall_clock) {
+        out.push_str(
+            "(wall clock): measured on this machine's clock while it ran; these vary from run to run \
+             (--no-wall-clock leaves them out)\n",
+        );
     }
     out
 }
@@ -95,12 +104,19 @@ pub fn fmt_num(v: f64) -> String {
     }
 }
 
+/// A ratio to the baseline: two decimals from 0.1 up, and below that two
+/// significant digits (0.0042, not 0.00: a large improvement must show).
 pub fn fmt_ratio(r: Option<f64>) -> String {
     match r {
         None => "-".into(),
         Some(r) if r >= 100.0 => format!("{r:.0}"),
         Some(r) if r >= 10.0 => format!("{r:.1}"),
-        Some(r) => format!("{r:.2}"),
+        Some(r) if r >= 0.1 || r <= 0.0 || !r.is_finite() => format!("{r:.2}"),
+        Some(r) => {
+            // Digits after the point so that two significant ones show.
+            let digits = (-r.log10()).floor() as usize + 2;
+            format!("{r:.digits$}")
+        }
     }
 }
 
@@ -125,6 +141,10 @@ mod tests {
         assert!(t.contains("class short\n") && t.contains("class long\n") && !t.contains("wall time"));
         assert!(!t.lines().any(|l| l.ends_with(' ')));
         println!("{t}");
+        let w = table(&cmp, &WriteOptions { wall_clock: true });
+        if w.contains("wall time") {
+            assert!(w.contains("wall time (s) (wall clock)") && w.contains("vary from run to run"), "{w}");
+        }
     }
 
     #[test]
@@ -136,5 +156,10 @@ mod tests {
         assert_eq!(fmt_value(Some(0.6321), Unit::Percent), "63.2%");
         assert_eq!(fmt_value(None, Unit::Count), "-");
         assert_eq!(fmt_ratio(Some(0.5)), "0.50");
+        assert_eq!(fmt_ratio(Some(0.1)), "0.10");
+        assert_eq!(fmt_ratio(Some(0.0165)), "0.017");
+        assert_eq!(fmt_ratio(Some(0.00421)), "0.0042");
+        assert_eq!(fmt_ratio(Some(0.099)), "0.099");
+        assert_eq!(fmt_ratio(Some(0.0)), "0.00");
     }
 }

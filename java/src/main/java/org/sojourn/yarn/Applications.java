@@ -69,15 +69,10 @@ final class Applications {
   void add(ApplicationId appId, String queueName, String user, boolean recovering) {
     RMContext rmContext = yarn.context();
     QueueTree tree = yarn.queues();
-    SojournQueue q = tree.find(queueName);
-    String why = null;
-    if (q == null) {
-      why = "queue '" + queueName + "' does not exist (Sojourn's leaf queues: "
-          + String.join(", ", tree.leafPaths()) + ")";
-    } else if (!q.isLeaf()) {
-      why = "queue '" + queueName + "' is a parent queue; submit to one of its leaves ("
-          + String.join(", ", tree.leafPaths()) + ")";
-    } else if (!recovering && YarnConfiguration.isAclEnabled(yarn.getConf())) {
+    Placement.Result placed = yarn.settings().placement.place(tree, queueName, user);
+    SojournQueue q = placed.queue;
+    String why = placed.why;
+    if (q != null && !recovering && YarnConfiguration.isAclEnabled(yarn.getConf())) {
       UserGroupInformation ugi = UserGroupInformation.createRemoteUser(user);
       if (!q.hasAccess(QueueACL.SUBMIT_APPLICATIONS, ugi) && !q.hasAccess(QueueACL.ADMINISTER_QUEUE, ugi)) {
         why = "user " + user + " may not submit applications to queue " + q.getPath();
@@ -90,14 +85,19 @@ final class Applications {
       return;
     }
     RMApp rmApp = rmContext.getRMApps().get(appId);
+    if (rmApp != null && !q.getPath().equals(queueName)) {
+      // As FairScheduler does: the RM's app (web UI, REST, `yarn application
+      // -list`, the state store) shows the queue it runs in.
+      rmApp.setQueue(q.getPath());
+    }
     Priority prio = rmApp == null ? null : rmApp.getApplicationPriority();
     boolean unmanaged = isUnmanaged(rmApp);
     SchedulerApplication<SojournAppAttempt> app = Compat.newApplication(q, user, prio, unmanaged);
     applications().put(appId, app);
     q.addApp(appId);
     Compat.submitApp(q.getMetrics(), user, unmanaged);
-    LOG.info("sojourn: accepted application {} of {} in queue {} ({} applications)", appId, user,
-        q.getPath(), applications().size());
+    LOG.info("sojourn: accepted application {} of {} in queue {} (asked for '{}', rule {}; {} applications)",
+        appId, user, q.getPath(), queueName, placed.rule, applications().size());
     if (!recovering) {
       rmContext.getDispatcher().getEventHandler().handle(
           new RMAppEvent(appId, RMAppEventType.APP_ACCEPTED));

@@ -18,7 +18,8 @@ import java.util.Map;
  *
  * <p>The library is loaded from {@code java.library.path} first
  * ({@code libsojourn_jni.so}), else extracted from this jar's
- * {@code native/linux-x86_64/} resource to a temporary file.
+ * {@code native/linux-x86_64/} resource to a directory named by its content
+ * ({@link #extract}).
  *
  * <p>Thread safety: the native side locks each core; the scheduler also calls
  * it under its own single lock, so the core is never re-entered.
@@ -189,18 +190,117 @@ public final class Native implements AutoCloseable {
     }
   }
 
-  /** Copies the jar's library to a temporary file (deleted when the JVM exits). */
+  /**
+   * The jar's library as a file: {@code <java.io.tmpdir>/sojourn-jni-<user>-<sha-256 prefix>/libsojourn_jni.so}.
+   * The directory is named by the library's content, so every RM start of the
+   * same build reuses one copy and a crash leaves nothing new behind (the old
+   * scheme made a fresh {@code sojourn-jni<random>} directory per start;
+   * those this user left are removed here). The directory must belong to
+   * this user and be writable by no one else, and a file already there is
+   * loaded only if its content hash matches: {@code /tmp} is shared.
+   */
   static File extract() throws IOException {
+    byte[] bytes;
     try (InputStream in = Native.class.getResourceAsStream(RESOURCE)) {
       if (in == null) {
         throw new IOException("resource " + RESOURCE + " is not in the jar");
       }
-      Path dir = Files.createTempDirectory("sojourn-jni");
-      Path lib = dir.resolve("libsojourn_jni.so");
-      Files.copy(in, lib, StandardCopyOption.REPLACE_EXISTING);
-      lib.toFile().deleteOnExit();
-      dir.toFile().deleteOnExit();
+      bytes = readAll(in);
+    }
+    String hash = sha256(bytes);
+    Path tmp = java.nio.file.Paths.get(System.getProperty("java.io.tmpdir"));
+    String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9_.-]", "_");
+    Path dir = tmp.resolve("sojourn-jni-" + user + "-" + hash.substring(0, 16));
+    removeStaleDirs(tmp);
+    if (!Files.isDirectory(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      try {
+        Files.createDirectory(dir, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+            java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+      } catch (java.nio.file.FileAlreadyExistsException raced) {
+        // another RM of this user made it at the same moment: checked below
+      }
+    }
+    checkPrivate(dir);
+    Path lib = dir.resolve("libsojourn_jni.so");
+    if (Files.isRegularFile(lib, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+        && sha256(Files.readAllBytes(lib)).equals(hash)) {
       return lib.toFile();
+    }
+    // Written aside and renamed: a concurrent start never loads half a file.
+    Path part = Files.createTempFile(dir, "libsojourn_jni", ".part");
+    try {
+      Files.write(part, bytes);
+      Files.move(part, lib, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } finally {
+      Files.deleteIfExists(part);
+    }
+    return lib.toFile();
+  }
+
+  private static byte[] readAll(InputStream in) throws IOException {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(1 << 22);
+    byte[] buf = new byte[1 << 16];
+    for (int n; (n = in.read(buf)) > 0; ) {
+      out.write(buf, 0, n);
+    }
+    return out.toByteArray();
+  }
+
+  static String sha256(byte[] bytes) throws IOException {
+    try {
+      byte[] d = java.security.MessageDigest.getInstance("SHA-256").digest(bytes);
+      StringBuilder sb = new StringBuilder();
+      for (byte b : d) {
+        sb.append(String.format("%02x", b & 0xff));
+      }
+      return sb.toString();
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IOException("SHA-256 is not available: " + e, e);
+    }
+  }
+
+  /** The extraction directory is ours and private, or we refuse to load from it. */
+  private static void checkPrivate(Path dir) throws IOException {
+    java.nio.file.attribute.PosixFileAttributes a = Files.readAttributes(dir,
+        java.nio.file.attribute.PosixFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    String me = System.getProperty("user.name");
+    java.util.Set<java.nio.file.attribute.PosixFilePermission> p = a.permissions();
+    if (!a.isDirectory() || (me != null && !a.owner().getName().equals(me))
+        || p.contains(java.nio.file.attribute.PosixFilePermission.GROUP_WRITE)
+        || p.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE)) {
+      throw new IOException(dir + " is not a private directory of user " + me + " (owner "
+          + a.owner().getName() + ", " + java.nio.file.attribute.PosixFilePermissions.toString(p)
+          + "); remove it or set java.io.tmpdir");
+    }
+  }
+
+  /**
+   * Removes this user's {@code sojourn-jni<digits>} directories, which the
+   * per-start extraction of earlier versions left behind when the JVM did not
+   * exit cleanly. A library still mapped by a running JVM stays mapped (Linux
+   * keeps an unlinked file's pages). Failures are ignored: this is tidying.
+   */
+  private static void removeStaleDirs(Path tmp) {
+    String me = System.getProperty("user.name");
+    try (java.nio.file.DirectoryStream<Path> ds = Files.newDirectoryStream(tmp, "sojourn-jni[0-9]*")) {
+      for (Path d : ds) {
+        try {
+          if (!Files.isDirectory(d, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+              || me == null || !Files.getOwner(d, java.nio.file.LinkOption.NOFOLLOW_LINKS).getName().equals(me)) {
+            continue;
+          }
+          try (java.nio.file.DirectoryStream<Path> files = Files.newDirectoryStream(d)) {
+            for (Path f : files) {
+              Files.deleteIfExists(f);
+            }
+          }
+          Files.deleteIfExists(d);
+        } catch (IOException | RuntimeException e) {
+          // leave it: another user's, or in the middle of something
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // the temp dir cannot be listed: nothing to tidy
     }
   }
 

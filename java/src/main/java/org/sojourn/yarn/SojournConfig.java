@@ -61,9 +61,14 @@ final class SojournConfig {
   /** Queue tree and ACLs: {@code queue.<path>.queues}, {@code queue.<path>.acl_*}. */
   static final String QUEUE = PREFIX + "queue.";
 
-  private static final List<String> OWN = Collections.unmodifiableList(
-      Protocol.list("policy", "seed", "preemption.grace-ms", "record.path", "record.max-mb", "tick-ms",
-          "suspend", "suspend.secret-file", "am-progress.interval-ms"));
+  private static final List<String> OWN;
+
+  static {
+    List<String> own = new ArrayList<>(Protocol.list("policy", "seed", "preemption.grace-ms", "record.path",
+        "record.max-mb", "tick-ms", "suspend", "suspend.secret-file", "am-progress.interval-ms"));
+    own.addAll(Placement.KEYS);
+    OWN = Collections.unmodifiableList(own);
+  }
 
   final String policy;
   final Map<String, String> params;
@@ -78,10 +83,12 @@ final class SojournConfig {
   /** See {@link #AM_PROGRESS_MS}; 0: off. */
   final long amProgressMs;
   final QueueTree.Spec queues;
+  /** Where apps go: see {@link Placement}. */
+  final Placement placement;
 
   private SojournConfig(String policy, Map<String, String> params, long seed, long graceMs,
       String recordPath, long recordMaxMb, long tickMs, String suspend, long amProgressMs,
-      QueueTree.Spec queues) {
+      QueueTree.Spec queues, Placement placement) {
     this.policy = policy;
     this.params = params;
     this.seed = seed;
@@ -92,6 +99,7 @@ final class SojournConfig {
     this.suspend = suspend;
     this.amProgressMs = amProgressMs;
     this.queues = queues;
+    this.placement = placement;
   }
 
   /** The names of the policies the native library implements. */
@@ -153,8 +161,55 @@ final class SojournConfig {
           + "' is not one of " + String.join(", ", SUSPEND_MODES));
     }
     long amProgress = longAtLeast(conf, AM_PROGRESS_MS, DEFAULT_AM_PROGRESS_MS, 0);
+    QueueTree.Spec spec = QueueTree.Spec.read(conf);
+    checkPolicyQueues(policy, params, spec);
     return new SojournConfig(policy, params, seed, grace, record.isEmpty() ? null : record, recordMaxMb,
-        tick, suspend, amProgress, QueueTree.Spec.read(conf));
+        tick, suspend, amProgress, spec, Placement.read(conf, spec));
+  }
+
+  /**
+   * A policy's per-queue keys ({@code <policy>.queue.<path>.<param>}) must
+   * name queues of the shim's tree: the shim places every app in one of its
+   * leaves, so a key for any other queue would never apply (a typo, or a
+   * queue removed from {@code queue.root.queues}). For a {@code queues} key,
+   * each child it lists must be in the tree too.
+   *
+   * @throws IllegalArgumentException naming the key and the tree
+   */
+  static void checkPolicyQueues(String policy, Map<String, String> params, QueueTree.Spec spec) {
+    for (Map.Entry<String, String> e : params.entrySet()) {
+      String k = e.getKey();
+      if (!k.startsWith("queue.")) {
+        continue;
+      }
+      int dot = k.lastIndexOf('.');
+      String path = fullPath(k.substring("queue.".length(), Math.max(dot, "queue.".length())));
+      String full = PREFIX + policy + "." + k;
+      if (path.isEmpty() || !spec.children.containsKey(path)) {
+        throw new IllegalArgumentException("sojourn: " + full + " names queue '" + path
+            + "', which is not in Sojourn's queue tree " + spec.children.keySet() + " (set by "
+            + QUEUE + "<path>.queues)");
+      }
+      if (k.endsWith(".queues")) {
+        for (String child : e.getValue().split(",")) {
+          String c = child.trim();
+          if (!c.isEmpty() && !spec.children.containsKey(path + "." + c)) {
+            throw new IllegalArgumentException("sojourn: " + full + " lists queue '" + path + "." + c
+                + "', which is not in Sojourn's queue tree " + spec.children.keySet() + " (set by "
+                + QUEUE + "<path>.queues)");
+          }
+        }
+      }
+    }
+  }
+
+  /** {@code a.b} as {@code root.a.b}, as the policies read queue names. */
+  private static String fullPath(String p) {
+    String t = p.trim();
+    if (t.isEmpty() || t.equals(QueueTree.ROOT) || t.startsWith(QueueTree.ROOT + ".")) {
+      return t;
+    }
+    return QueueTree.ROOT + "." + t;
   }
 
   /**

@@ -152,8 +152,9 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     this.settings = s;
     this.activePolicy = s.policy;
     suspensions.start(s.suspend, configuration);
-    LOG.info("Sojourn scheduler: policy {} {}, queues {}, preemption grace {} ms, native library from {}",
-        s.policy, s.params, queues.leafPaths(), s.graceMs, Native.loadedFrom());
+    LOG.info("Sojourn scheduler: policy {} {}, queues {}, placement {}, preemption grace {} ms, "
+        + "native library from {}", s.policy, s.params, queues.leafPaths(), s.placement.describe(), s.graceMs,
+        Native.loadedFrom());
     LOG.info(Suspensions.modeLine(s.suspend, s.graceMs));
     super.serviceInit(configuration);
     schedulingMonitorManager.initialize(rmContext, configuration);

@@ -85,7 +85,8 @@ public class ConfigAndQueuesTest extends SojournTestBase {
   /**
    * Every shipped example (hadoop-conf/yarn-site.sojourn.xml and each
    * hadoop-conf/sojourn-*.xml) starts an RM with the policy it names, and sets
-   * Sojourn's web UI page: a test fails if one cannot start.
+   * Sojourn's web UI page: a test fails if one cannot start, or refuses a job
+   * that names no queue.
    */
   @Test(timeout = 120000)
   public void everyShippedConfigurationStartsTheRm() throws Exception {
@@ -113,6 +114,17 @@ public class ConfigAndQueuesTest extends SojournTestBase {
       }
       assertEquals(f, "org.sojourn.yarn.SojournSchedulerPage",
           conf.get("yarn.http.rmwebapp.scheduler.page.class"));
+      assertEquals(f, "org.sojourn.yarn.SojournWebServices", conf.get("yarn.http.rmwebapp.external.classes"));
+      // Issue 18: a job that names no queue is placed, not refused.
+      RMApp noQueue = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder.createWithMemory(GB, rm)
+          .withUser("alice").withWaitForAppAcceptedState(false).build());
+      long deadline = System.currentTimeMillis() + 20000;
+      while (noQueue.getState() != RMAppState.ACCEPTED && noQueue.getState() != RMAppState.FAILED
+          && System.currentTimeMillis() < deadline) {
+        Thread.sleep(20);
+      }
+      assertEquals("hadoop-conf/" + f + " with a job that names no queue: " + noQueue.getDiagnostics(),
+          RMAppState.ACCEPTED, noQueue.getState());
       started.add(f);
       stopRm();
     }

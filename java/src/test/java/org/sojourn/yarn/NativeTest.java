@@ -188,5 +188,15 @@ public class NativeTest {
       assertEquals('F', magic[3]);
     }
     assertTrue(f.length() > 100_000);
+    // Issue 18: the same build goes to the same private, content-named
+    // directory (no new temp dir per RM start), and old per-start dirs go.
+    java.io.File stale = java.nio.file.Files.createTempDirectory("sojourn-jni").toFile();
+    assertTrue(new java.io.File(stale, "libsojourn_jni.so").createNewFile());
+    File again = Native.extract();
+    assertEquals(f, again);
+    assertTrue(f.getParentFile().getName(), f.getParentFile().getName().matches("sojourn-jni-.+-[0-9a-f]{16}"));
+    assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(
+        java.nio.file.Files.getPosixFilePermissions(f.getParentFile().toPath())));
+    assertTrue(stale + " is still there", !stale.exists());
   }
 }

@@ -26,8 +26,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateS
  * response) are timed apart. Prints figures.
  *
  * <pre>gradle rmbench [-Prmbench.args="all 1000 500 100 --record"]</pre>
- * (all, or a comma-separated list of sojourn-fifo, sojourn-fair, sojourn-fair-single, capacity,
- * capacity-multi, fair)
+ * (all, or a comma-separated list of sojourn-fifo, sojourn-fair, sojourn-fair-single, sojourn-hfsp,
+ * sojourn-kairos, capacity, capacity-multi, fair)
  */
 public final class RmBench {
   /** Containers the scheduler has placed on the nodes (YARN's own books). */
@@ -41,8 +41,8 @@ public final class RmBench {
 
   /** Every scheduler, in the order the figures are printed. */
   static final List<String> ALL =
-      Arrays.asList("sojourn-fifo", "sojourn-fair", "sojourn-fair-single", "capacity", "capacity-multi",
-          "fair");
+      Arrays.asList("sojourn-fifo", "sojourn-fair", "sojourn-fair-single", "sojourn-hfsp", "sojourn-kairos",
+          "capacity", "capacity-multi", "fair");
 
   /**
    * Arguments: [schedulers|all] [nodes] [apps] [containers per app] [--record].
@@ -109,6 +109,13 @@ public final class RmBench {
         // work per NODE_UPDATE as CapacityScheduler's defaults below
         conf.set(YarnConfiguration.RM_SCHEDULER, "org.sojourn.yarn.SojournScheduler");
         conf.set("yarn.scheduler.sojourn.policy", "fair");
+        break;
+      case "sojourn-hfsp":
+      case "sojourn-kairos":
+        // the size-based and LAS policies with their defaults: their per-event
+        // cost grows with jobs and nodes, unlike fifo's
+        conf.set(YarnConfiguration.RM_SCHEDULER, "org.sojourn.yarn.SojournScheduler");
+        conf.set("yarn.scheduler.sojourn.policy", which.substring("sojourn-".length()));
         break;
       case "capacity":
         conf.set(YarnConfiguration.RM_SCHEDULER,
