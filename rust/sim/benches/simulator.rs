@@ -37,7 +37,12 @@ struct Case {
 fn cases() -> Vec<Case> {
     let yh2 = std::env::var("SOJOURN_YH2").unwrap_or_else(|_| YH2.to_string());
     let mut cases = vec![Case { name: "yahoo".into(), workload: yh2.clone(), workers: 4000, policy: "fifo".into() }];
-    for p in sojourn_policies::catalog().into_iter().filter(|p| p.name != "fifo") {
+    // tetrisched re-plans every pending job each cycle: a YH2 replay does not
+    // finish in reasonable time yet (issue 16).
+    for p in sojourn_policies::catalog()
+        .into_iter()
+        .filter(|p| p.name != "fifo" && !sojourn_policies::NOT_COMPARED_BY_DEFAULT.contains(&p.name))
+    {
         cases.push(Case {
             name: format!("yahoo:{}", p.name),
             workload: yh2.clone(),

@@ -581,7 +581,11 @@ pub fn run(cli: Cli) -> Result<String, SimError> {
         }
         Command::Compare { policies, baseline, threads, run } => {
             let policies: Vec<String> = if policies.is_empty() {
-                sojourn_policies::catalog().iter().map(|p| p.name.to_string()).collect()
+                sojourn_policies::catalog()
+                    .iter()
+                    .filter(|p| !sojourn_policies::NOT_COMPARED_BY_DEFAULT.contains(&p.name))
+                    .map(|p| p.name.to_string())
+                    .collect()
             } else {
                 policies
             };
@@ -713,5 +717,9 @@ fn policies_text(json: bool) -> String {
         s.push('\n');
     }
     s.push_str("In yarn-site.xml: yarn.scheduler.sojourn.<policy>.<param>; in sojourn: -p <param>=<value>.\n");
+    s.push_str(&format!(
+        "`compare` runs every policy but {} unless named with --policies (too slow yet for trace replays).\n",
+        sojourn_policies::NOT_COMPARED_BY_DEFAULT.join(", ")
+    ));
     s
 }
