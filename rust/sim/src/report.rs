@@ -19,7 +19,7 @@ mod table;
 
 pub(crate) use compare::Metrics;
 pub use compare::{compare, Better, Comparison, Row, Unit};
-pub(crate) use html::{cdf_plot, page, time_unit};
+pub(crate) use html::{cdf_plot, page, per_job_plot, time_unit};
 pub use html::{html, write_html};
 pub(crate) use svg::{Axis, Draw, Plot, Series};
 pub use table::table;

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use crate::engine::SimError;
 use crate::metrics::Dist;
-use crate::report::{self, cdf_plot, Axis, Better, Comparison, Description, Draw, Metrics, Plot, Series, Unit};
+use crate::report::{self, cdf_plot, Better, Comparison, Description, Metrics, Plot, Unit};
 use crate::workload::text::Lines;
 
 /// One application of one run.
@@ -309,37 +309,15 @@ impl RealReport {
         Ok(report::page(&self.description(baseline), &cmp, &self.notes(), &body))
     }
 
-    /// Response time per job: job n's dots side by side around x = n, one colour per scheduler.
+    /// Response time per job, one colour per scheduler.
     fn per_job_plot(&self) -> Plot {
         let keys = self.job_keys();
-        let spread = 0.5 / self.runs.len().max(1) as f64;
-        let mut y_max: f64 = 0.0;
-        let series = self
+        let runs = self
             .runs
             .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let dx = (i as f64 - (self.runs.len() as f64 - 1.0) / 2.0) * spread;
-                let points = keys
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(n, key)| {
-                        let y = Self::job(r, key)?.response_s()?;
-                        y_max = y_max.max(y);
-                        Some(((n + 1) as f64 + dx, y))
-                    })
-                    .collect();
-                Series { name: r.name.clone(), points }
-            })
+            .map(|r| (r.name.clone(), keys.iter().map(|key| Self::job(r, key)?.response_s()).collect()))
             .collect();
-        Plot {
-            title: "Response time per job".into(),
-            class: "jobs",
-            x: Axis::whole("job (trace order)", 0.0, keys.len() as f64 + 1.0),
-            y: Axis::linear("response time (s)", 0.0, (y_max * 1.05).max(1.0)),
-            draw: Draw::Dots,
-            series,
-        }
+        report::per_job_plot("job (trace order)", runs)
     }
 }
 

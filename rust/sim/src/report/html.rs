@@ -116,6 +116,41 @@ pub(crate) fn cdf_plot(title: String, x_label: &str, runs: Vec<(String, Vec<f64>
     Plot { title, class: "cdf", x, y: Axis::linear("fraction of jobs", 0.0, 1.0), draw: Draw::Step, series }
 }
 
+/// Response time per job, one colour per run: job n's dots side by side
+/// around x = n. `runs`: each run's name and its response times (s) in the
+/// jobs' order, `None` where the run has no figure for that job.
+pub(crate) fn per_job_plot(x_label: &str, runs: Vec<(String, Vec<Option<f64>>)>) -> Plot {
+    let jobs = runs.iter().map(|(_, v)| v.len()).max().unwrap_or(0);
+    let spread = 0.5 / runs.len().max(1) as f64;
+    let n_runs = runs.len() as f64;
+    let mut y_max: f64 = 0.0;
+    let series = runs
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, v))| {
+            let dx = (i as f64 - (n_runs - 1.0) / 2.0) * spread;
+            let points = v
+                .into_iter()
+                .enumerate()
+                .filter_map(|(n, y)| {
+                    let y = y?;
+                    y_max = y_max.max(y);
+                    Some(((n + 1) as f64 + dx, y))
+                })
+                .collect();
+            Series { name, points }
+        })
+        .collect();
+    Plot {
+        title: "Response time per job".into(),
+        class: "jobs",
+        x: Axis::whole(x_label, 0.0, jobs as f64 + 1.0),
+        y: Axis::linear("response time (s)", 0.0, (y_max * 1.05).max(1.0)),
+        draw: Draw::Dots,
+        series,
+    }
+}
+
 /// Writes `dir/index.html`.
 pub fn write_html(
     dir: &Path,

@@ -195,37 +195,19 @@ impl SlsReport {
         Ok(report::page(&self.description(baseline), &cmp, &self.notes(), &body))
     }
 
-    /// Response time per job: job n's dots side by side around x = n, one colour per scheduler.
+    /// Response time per job, one colour per scheduler.
     fn per_job_plot(&self) -> Plot {
         let keys = self.comparison.job_keys();
-        let runs = &self.comparison.runs;
-        let spread = 0.5 / runs.len().max(1) as f64;
-        let mut y_max: f64 = 0.0;
-        let series = runs
+        let runs = self
+            .comparison
+            .runs
             .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let dx = (i as f64 - (runs.len() as f64 - 1.0) / 2.0) * spread;
-                let points = keys
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(n, (key, _))| {
-                        let y = r.jobs.iter().find(|j| j.key == *key)?.response_s();
-                        y_max = y_max.max(y);
-                        Some(((n + 1) as f64 + dx, y))
-                    })
-                    .collect();
-                Series { name: r.name.clone(), points }
+            .map(|r| {
+                let times = keys.iter().map(|(key, _)| Some(r.jobs.iter().find(|j| j.key == *key)?.response_s()));
+                (r.name.clone(), times.collect())
             })
             .collect();
-        Plot {
-            title: "Response time per job".into(),
-            class: "jobs",
-            x: Axis::whole("job (application order)", 0.0, keys.len() as f64 + 1.0),
-            y: Axis::linear("response time (s)", 0.0, y_max * 1.05),
-            draw: Draw::Dots,
-            series,
-        }
+        report::per_job_plot("job (application order)", runs)
     }
 
     /// Running containers from each run's first submission.
