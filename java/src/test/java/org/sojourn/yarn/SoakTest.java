@@ -175,7 +175,12 @@ public class SoakTest extends SojournTestBase {
     assertEquals("containers, YARN vs the core: " + cluster, yarnContainers, cluster.path("containers").asLong());
     assertTrue("no drift", !s.checkDriftForTest() && !s.checkDriftForTest());
     assertEquals(0, s.getDriftResyncs());
-    assertTrue("allocations happened: " + allocated.get(), allocated.get() > heartbeats / 100);
+    // Each AM asks for 4 containers a call and the heartbeats between its calls
+    // place them: on average a call must come back with at least 2 (the first
+    // call of each AM gets none). Bounded by calls, not heartbeats: the bridge
+    // now serves a million heartbeats in a few seconds, fewer than AM calls at 10/s need.
+    assertTrue("allocations happened: " + allocated.get() + " in " + calls.get() + " allocate calls",
+        allocated.get() >= 2 * calls.get());
     assertTrue("heap stays flat: " + heap[0] + " then " + heap[3] + " MB", heap[3] <= heap[0] * 2 + 64);
   }
 }
