@@ -22,23 +22,6 @@ import org.junit.Test;
 /** Configuration checked at start-up, and queues: tree, info, ACLs, rejection, refresh. */
 public class ConfigAndQueuesTest extends SojournTestBase {
 
-  /** Starting an RM with this configuration fails with a message containing {@code needle}. */
-  private void assertStartFails(YarnConfiguration conf, String needle) {
-    try {
-      rm = new MockRM(conf);
-      rm.start();
-      fail("the RM started with a bad configuration (" + needle + ")");
-    } catch (Exception e) {
-      StringBuilder all = new StringBuilder();
-      for (Throwable t = e; t != null; t = t.getCause()) {
-        all.append(t.getMessage()).append(" | ");
-      }
-      assertTrue(all.toString(), all.toString().contains(needle));
-    } finally {
-      rm = null;
-    }
-  }
-
   @Test(timeout = 60000)
   public void anUnknownPolicyStopsTheRm() {
     YarnConfiguration conf = conf();

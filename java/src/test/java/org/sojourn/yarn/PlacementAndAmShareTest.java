@@ -2,7 +2,6 @@ package org.sojourn.yarn;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
-import static org.junit.Assert.fail;
 
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
@@ -48,22 +47,6 @@ public class PlacementAndAmShareTest extends SojournTestBase {
     rm.waitForState(app.getApplicationId(), RMAppState.FAILED);
     String diag = app.getDiagnostics().toString();
     assertTrue(diag, diag.contains(why));
-  }
-
-  private void assertStartFails(YarnConfiguration conf, String needle) {
-    try {
-      rm = new MockRM(conf);
-      rm.start();
-      fail("the RM started with a bad configuration (" + needle + ")");
-    } catch (Exception e) {
-      StringBuilder all = new StringBuilder();
-      for (Throwable t = e; t != null; t = t.getCause()) {
-        all.append(t.getMessage()).append(" | ");
-      }
-      assertTrue(all.toString(), all.toString().contains(needle));
-    } finally {
-      rm = null;
-    }
   }
 
   @Test(timeout = 60000)

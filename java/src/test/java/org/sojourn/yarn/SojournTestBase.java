@@ -39,6 +39,23 @@ public abstract class SojournTestBase {
     }
   }
 
+  /** Starting an RM with this configuration fails with a message containing {@code needle}. */
+  void assertStartFails(YarnConfiguration conf, String needle) {
+    try {
+      rm = new MockRM(conf);
+      rm.start();
+      org.junit.Assert.fail("the RM started with a bad configuration (" + needle + ")");
+    } catch (Exception e) {
+      StringBuilder all = new StringBuilder();
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        all.append(t.getMessage()).append(" | ");
+      }
+      org.junit.Assert.assertTrue(all.toString(), all.toString().contains(needle));
+    } finally {
+      rm = null;
+    }
+  }
+
   static YarnConfiguration conf() {
     YarnConfiguration conf = new YarnConfiguration();
     conf.set(YarnConfiguration.RM_SCHEDULER, SojournScheduler.class.getName());
