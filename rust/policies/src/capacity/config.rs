@@ -39,6 +39,26 @@ pub const PARAMS: &[ParamSpec] = &[
         "leaf: the least share, percent of the queue, each active user is promised (1..100)",
     ),
     ParamSpec::new(
+        "queue.*.auto_create_child_queue_enabled",
+        ParamKind::Bool,
+        "false",
+        "parent: an app submitted to a missing leaf right under it creates that leaf \
+         (CapacityScheduler's auto-create-child-queue.enabled)",
+    ),
+    ParamSpec::new(
+        "queue.*.leaf_queue_template_capacity",
+        ParamKind::Float,
+        "0",
+        "auto-create parent: capacity (percent of the parent) of each created leaf while the parent's \
+         100 lasts; later leaves get 0 (GuaranteedOrZeroCapacityOverTimePolicy)",
+    ),
+    ParamSpec::new(
+        "queue.*.leaf_queue_template_maximum_capacity",
+        ParamKind::Float,
+        "100",
+        "auto-create parent: maximum capacity (percent of the parent) of each created leaf (-1 = 100)",
+    ),
+    ParamSpec::new(
         "resource_calculator",
         ParamKind::Choice(&["memory", "dominant"]),
         "memory",
@@ -138,11 +158,24 @@ pub(crate) struct QueueConf {
     pub user_limit_factor: f64,
     /// Leaf only, percent.
     pub minimum_user_limit_percent: f64,
+    /// A parent that creates missing leaves under it on submission, with
+    /// this template.
+    pub auto_create: Option<Template>,
+    /// A leaf created on submission (under an `auto_create` parent).
+    pub auto_created: bool,
+}
+
+/// What a leaf created under an auto-create parent gets (CapacityScheduler's
+/// `leaf-queue-template`), percent of the parent.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Template {
+    pub capacity: f64,
+    pub maximum_capacity: f64,
 }
 
 impl QueueConf {
     pub fn is_leaf(&self) -> bool {
-        self.children.is_empty()
+        self.children.is_empty() && self.auto_create.is_none()
     }
 }
 
@@ -231,7 +264,7 @@ impl Config {
             (0..self.queues.len()).filter(|&i| self.queues[i].is_leaf() && self.queues[i].name == q).collect();
         match leaves.as_slice() {
             [one] => Ok(*one),
-            [] if self.queues.iter().any(|c| c.name == q) => Err(format!("'{q}' is a parent queue")),
+            [] if self.queues.iter().any(|c| c.name == q && !c.is_leaf()) => Err(format!("'{q}' is a parent queue")),
             [] => Err(format!("no queue '{q}'")),
             many => {
                 let paths: Vec<&str> = many.iter().map(|&i| self.queues[i].path.as_str()).collect();
@@ -241,12 +274,65 @@ impl Config {
     }
 }
 
+impl Config {
+    /// Creates the leaf `path` if its parent auto-creates children
+    /// (CapacityScheduler's ManagedParentQueue): the template's capacity
+    /// while the parent's children sum to at most 100 with it, else 0, as
+    /// GuaranteedOrZeroCapacityOverTimePolicy activates leaves in arrival
+    /// order. Returns the new leaf, or why it cannot be created.
+    pub fn auto_create(&mut self, path: &str) -> std::result::Result<usize, String> {
+        let path = path.trim();
+        let Some((parent_path, name)) = path.rsplit_once('.') else {
+            return Err(format!("no queue '{path}'"));
+        };
+        let Some(parent) = self.queues.iter().position(|c| c.path == parent_path) else {
+            return Err(format!("no queue '{path}' (nor its parent '{parent_path}')"));
+        };
+        let Some(t) = self.queues[parent].auto_create else {
+            return Err(format!(
+                "no queue '{path}', and its parent '{parent_path}' does not create leaves \
+                 (queue.{parent_path}.auto_create_child_queue_enabled)"
+            ));
+        };
+        if name.is_empty() || name.contains('*') || name.chars().any(char::is_whitespace) {
+            return Err(format!("bad queue name '{name}' in '{path}'"));
+        }
+        let taken: f64 = self.queues[parent].children.iter().map(|&c| self.queues[c].capacity).sum();
+        let capacity = if taken + t.capacity <= 100.0 + 1e-9 { t.capacity } else { 0.0 };
+        let (abs_cap, abs_max) = (self.queues[parent].abs_capacity, self.queues[parent].abs_maximum_capacity);
+        let idx = self.queues.len();
+        self.queues.push(QueueConf {
+            path: path.to_string(),
+            name: name.to_string(),
+            parent: Some(parent),
+            children: Vec::new(),
+            capacity,
+            maximum_capacity: t.maximum_capacity,
+            abs_capacity: abs_cap * capacity / 100.0,
+            abs_maximum_capacity: abs_max * t.maximum_capacity / 100.0,
+            user_limit_factor: 1.0,
+            minimum_user_limit_percent: 100.0,
+            auto_create: None,
+            auto_created: true,
+        });
+        self.queues[parent].children.push(idx);
+        Ok(idx)
+    }
+}
+
 fn build_tree(p: &Params) -> Result<Vec<QueueConf>> {
     let lists: BTreeMap<String, String> = p.family("queue.*.queues").into_iter().collect();
     let caps = numbers(p, "queue.*.capacity")?;
     let maxes = numbers(p, "queue.*.maximum_capacity")?;
     let ulfs = numbers(p, "queue.*.user_limit_factor")?;
     let mulps = numbers(p, "queue.*.minimum_user_limit_percent")?;
+    let autos: BTreeMap<String, bool> = p
+        .family("queue.*.auto_create_child_queue_enabled")
+        .into_iter()
+        .map(|(q, v)| (q, v.eq_ignore_ascii_case("true")))
+        .collect();
+    let t_caps = numbers(p, "queue.*.leaf_queue_template_capacity")?;
+    let t_maxes = numbers(p, "queue.*.leaf_queue_template_maximum_capacity")?;
 
     let mut queues = vec![QueueConf {
         path: "root".into(),
@@ -259,6 +345,8 @@ fn build_tree(p: &Params) -> Result<Vec<QueueConf>> {
         abs_maximum_capacity: 1.0,
         user_limit_factor: 1.0,
         minimum_user_limit_percent: 100.0,
+        auto_create: None,
+        auto_created: false,
     }];
     let mut next = 0;
     while next < queues.len() {
@@ -324,14 +412,43 @@ fn build_tree(p: &Params) -> Result<Vec<QueueConf>> {
                 abs_maximum_capacity: abs_max * max / 100.0,
                 user_limit_factor: 1.0,
                 minimum_user_limit_percent: 100.0,
+                auto_create: None,
+                auto_created: false,
             });
             queues[next].children.push(idx);
         }
-        if !names.is_empty() && (sum - 100.0).abs() > 1e-6 {
+        let auto = autos.get(&path).copied().unwrap_or(false);
+        if auto {
+            let capacity = t_caps.get(&path).copied().unwrap_or(0.0);
+            let maximum_capacity = match t_maxes.get(&path) {
+                Some(m) if *m == -1.0 => 100.0,
+                Some(m) => *m,
+                None => 100.0,
+            };
+            for (what, v) in [("capacity", capacity), ("maximum_capacity", maximum_capacity)] {
+                if !(0.0..=100.0).contains(&v) {
+                    return Err(err(format!(
+                        "parameter 'queue.{path}.leaf_queue_template_{what}': {v} is outside [0, 100]"
+                    )));
+                }
+            }
+            if capacity > maximum_capacity {
+                return Err(err(format!(
+                    "queue '{path}': leaf_queue_template_capacity {capacity} exceeds \
+                     leaf_queue_template_maximum_capacity {maximum_capacity}"
+                )));
+            }
+            queues[next].auto_create = Some(Template { capacity, maximum_capacity });
+        }
+        // An auto-create parent keeps what its static children leave for the
+        // leaves it creates; any other parent's children sum to 100.
+        let bad_sum = if auto { sum > 100.0 + 1e-6 } else { (sum - 100.0).abs() > 1e-6 };
+        if !names.is_empty() && bad_sum {
             let parts: Vec<String> =
                 queues[next].children.iter().map(|&c| format!("{}={}", queues[c].path, queues[c].capacity)).collect();
             return Err(err(format!(
-                "capacities of the children of '{path}' sum to {sum}, not 100 ({})",
+                "capacities of the children of '{path}' sum to {sum}, not {} ({})",
+                if auto { "at most 100 (it auto-creates leaves)" } else { "100" },
                 parts.join(", ")
             )));
         }
@@ -340,8 +457,11 @@ fn build_tree(p: &Params) -> Result<Vec<QueueConf>> {
 
     // Keys naming queues outside the tree, and leaf settings on parents.
     let known = |q: &str| queues.iter().position(|c| c.path == q);
-    let families: [(&str, Vec<&String>); 5] = [
+    let families: [(&str, Vec<&String>); 8] = [
         ("queues", lists.keys().collect()),
+        ("auto_create_child_queue_enabled", autos.keys().collect()),
+        ("leaf_queue_template_capacity", t_caps.keys().collect()),
+        ("leaf_queue_template_maximum_capacity", t_maxes.keys().collect()),
         ("capacity", caps.keys().collect()),
         ("maximum_capacity", maxes.keys().collect()),
         ("user_limit_factor", ulfs.keys().collect()),
@@ -361,6 +481,19 @@ fn build_tree(p: &Params) -> Result<Vec<QueueConf>> {
                 if v != 100.0 && v != -1.0 {
                     return Err(err(format!("parameter 'queue.root.{what}': root is always 100, not {v}")));
                 }
+            }
+            if what.starts_with("leaf_queue_template") && queues[i].auto_create.is_none() {
+                return Err(err(format!(
+                    "parameter 'queue.{q}.{what}': '{q}' does not auto-create leaves \
+                     (queue.{q}.auto_create_child_queue_enabled is not true)"
+                )));
+            }
+            if i == 0 && what == "auto_create_child_queue_enabled" && autos.get(q.as_str()) == Some(&true) {
+                return Err(err(
+                    "parameter 'queue.root.auto_create_child_queue_enabled': root cannot auto-create leaves \
+                     (as in CapacityScheduler: make a parent queue for them)"
+                        .into(),
+                ));
             }
             if !queues[i].is_leaf() && (what == "user_limit_factor" || what == "minimum_user_limit_percent") {
                 return Err(err(format!(

@@ -11,6 +11,15 @@
 //!   capacities are their products down the tree. Without configuration the
 //!   tree is `root` → `default` (100%). Apps name a leaf by full path or by
 //!   its name when unambiguous.
+//! - **Auto-created leaves** (CapacityScheduler's ManagedParentQueue): a
+//!   parent with `auto_create_child_queue_enabled` creates a missing leaf
+//!   right under it when an app names it (the shim names it by placement,
+//!   e.g. `user@root.users`). Each created leaf gets the parent's
+//!   `leaf_queue_template_capacity` while the parent's children sum to at
+//!   most 100 with it, and 0 after that (elastic up to the template's
+//!   maximum), in arrival order as GuaranteedOrZeroCapacityOverTimePolicy
+//!   activates them. Unlike YARN, a created leaf keeps its capacity when it
+//!   empties (no deactivation and re-grant).
 //! - **Resource calculator** (`calc`): memory only by default
 //!   (DefaultResourceCalculator); `resource_calculator = dominant` compares
 //!   dominant shares and fits component-wise.
@@ -71,7 +80,8 @@
 //! - Node-label partitions as CapacityScheduler has them (per-partition
 //!   capacities, accessible labels, non-exclusive partitions): an ask with a
 //!   label is placed only on nodes with it, and every queue may use them.
-//! - Absolute-resource, weight-mode and auto-created queues, queue states,
+//! - Absolute-resource and weight-mode queues, flexible (3.4) auto-creation,
+//!   deactivation of idle auto-created leaves, queue states,
 //!   ACLs, queue priorities (all equal), user weights, the per-user AM limit,
 //!   application-count limits, lifetimes.
 //! - The re-reservation starvation term of shouldAllocOrReserveNewContainer;
@@ -137,7 +147,25 @@ impl Capacity {
     }
 
     fn app_added(&mut self, ctx: &Ctx<'_>, spec: &AppSpec) {
-        match self.conf.resolve(&spec.queue) {
+        let placed = self.conf.resolve(&spec.queue).or_else(|why| {
+            // A missing leaf right under an auto-create parent is made now
+            // (CapacityScheduler's auto-created leaf queues); other misses keep
+            // resolve's reason.
+            if why.starts_with("no queue") && spec.queue.contains('.') {
+                let leaf = self.conf.auto_create(&spec.queue)?;
+                self.state.add_queue(self.conf.queues[leaf].parent);
+                log::info!(
+                    "capacity: created leaf queue '{}' ({}% of its parent) for {}",
+                    spec.queue.trim(),
+                    self.conf.queues[leaf].capacity,
+                    spec.app
+                );
+                Ok(leaf)
+            } else {
+                Err(why)
+            }
+        });
+        match placed {
             Ok(leaf) => self.state.add_app(ctx.cluster(), spec.app, leaf),
             Err(why) => {
                 log::warn!(
@@ -199,6 +227,12 @@ impl Capacity {
             "absolute_used_capacity": calc.ratio(V::from(u.used)),
             "waiting_apps": u.waiting_apps,
         });
+        if c.auto_create.is_some() {
+            v["auto_create_child_queue_enabled"] = json!(true);
+        }
+        if c.auto_created {
+            v["auto_created"] = json!(true);
+        }
         if c.is_leaf() {
             let ul = limits::user_limit(&self.conf, &self.state, q, calc);
             let users: Vec<Value> = u

@@ -88,6 +88,13 @@ impl State {
         }
     }
 
+    /// Books for a queue just added to the configured tree (an auto-created
+    /// leaf), under `parent`.
+    pub fn add_queue(&mut self, parent: Option<usize>) {
+        self.queues.push(QueueUse::default());
+        self.parents.push(parent);
+    }
+
     /// `q` and its ancestors up to the root.
     pub fn chain(&self, q: usize) -> Vec<usize> {
         let mut out = vec![q];

@@ -48,7 +48,9 @@ fn head_ask<'a>(a: &'a sojourn_core::App, n: &sojourn_core::Node) -> Option<&'a 
     None
 }
 
-const QUEUES: [&str; 5] = ["default", "a", "root.b.b1", "b2", "nowhere"];
+/// `root.u.x` and `root.u.y` are leaves an auto-create parent makes (when
+/// the tree has one): x with the template's capacity, y with 0.
+const QUEUES: [&str; 7] = ["default", "a", "root.b.b1", "b2", "nowhere", "root.u.x", "root.u.y"];
 
 /// Two racks, the core seeded, and operations on any id: what the core
 /// refuses (a removed app, an unknown node) is passed over.
@@ -121,6 +123,21 @@ proptest! {
                 ("preemption.max_wait_before_kill_ms", "0"),
                 ("preemption.natural_termination_factor", "1"),
                 ("preemption.total_preemption_per_round", "1"),
+            ],
+            &nodes,
+            &ops,
+            false,
+        )?;
+        run(
+            &[
+                ("queue.root.queues", "a,u"),
+                ("queue.root.a.capacity", "50"),
+                ("queue.root.u.capacity", "50"),
+                ("queue.root.u.auto_create_child_queue_enabled", "true"),
+                ("queue.root.u.leaf_queue_template_capacity", "60"),
+                ("queue.root.u.leaf_queue_template_maximum_capacity", "80"),
+                ("preemption.enabled", "true"),
+                ("preemption.max_wait_before_kill_ms", "0"),
             ],
             &nodes,
             &ops,
