@@ -69,9 +69,18 @@ final class Applications {
   void add(ApplicationId appId, String queueName, String user, boolean recovering) {
     RMContext rmContext = yarn.context();
     QueueTree tree = yarn.queues();
-    Placement.Result placed = yarn.settings().placement.place(tree, queueName, user);
+    Placement.Result placed = yarn.settings().placement.place(tree, queueName, user, recovering);
     SojournQueue q = placed.queue;
     String why = placed.why;
+    if (placed.create != null) {
+      try {
+        q = yarn.createLeaf(placed.create);
+        LOG.info("sojourn: created leaf queue {} for application {} (rule {})", placed.create, appId,
+            placed.rule);
+      } catch (IllegalArgumentException e) {
+        why = e.getMessage();
+      }
+    }
     if (q != null && !recovering && YarnConfiguration.isAclEnabled(yarn.getConf())) {
       UserGroupInformation ugi = UserGroupInformation.createRemoteUser(user);
       if (!q.hasAccess(QueueACL.SUBMIT_APPLICATIONS, ugi) && !q.hasAccess(QueueACL.ADMINISTER_QUEUE, ugi)) {

@@ -177,6 +177,7 @@ final class SojournConfig {
    * @throws IllegalArgumentException naming the key and the tree
    */
   static void checkPolicyQueues(String policy, Map<String, String> params, QueueTree.Spec spec) {
+    checkLeafCreation(policy, params, spec);
     for (Map.Entry<String, String> e : params.entrySet()) {
       String k = e.getKey();
       if (!k.startsWith("queue.")) {
@@ -200,6 +201,39 @@ final class SojournConfig {
           }
         }
       }
+    }
+  }
+
+  /**
+   * Leaves created on placement must be ones the policy can serve: capacity
+   * creates leaves only under parents with its own
+   * {@code queue.<parent>.auto_create_child_queue_enabled} (the two lists
+   * must agree), and fair only while {@code allow_undeclared_pools} is on.
+   * The other policies take any leaf.
+   *
+   * @throws IllegalArgumentException naming the keys that disagree
+   */
+  static void checkLeafCreation(String policy, Map<String, String> params, QueueTree.Spec spec) {
+    if (policy.equals("capacity")) {
+      java.util.Set<String> policyAuto = new TreeSet<>();
+      for (Map.Entry<String, String> e : params.entrySet()) {
+        String k = e.getKey();
+        String suffix = "." + QueueTree.AUTO_CREATE;
+        if (k.startsWith("queue.") && k.endsWith(suffix) && e.getValue().trim().equalsIgnoreCase("true")) {
+          policyAuto.add(fullPath(k.substring("queue.".length(), k.length() - suffix.length())));
+        }
+      }
+      if (!policyAuto.equals(spec.autoCreate)) {
+        throw new IllegalArgumentException("sojourn: the shim creates leaves under " + spec.autoCreate
+            + " (" + QUEUE + "<parent>." + QueueTree.AUTO_CREATE + ") but the capacity policy under "
+            + policyAuto + " (" + PREFIX + "capacity.queue.<parent>." + QueueTree.AUTO_CREATE
+            + "): set both for the same parents");
+      }
+    } else if (policy.equals("fair") && !spec.autoCreate.isEmpty()
+        && params.getOrDefault("allow_undeclared_pools", "true").trim().equalsIgnoreCase("false")) {
+      throw new IllegalArgumentException("sojourn: " + QUEUE + "<parent>." + QueueTree.AUTO_CREATE
+          + " is set for " + spec.autoCreate + " but " + PREFIX
+          + "fair.allow_undeclared_pools=false forbids the fair policy queues it was not configured with");
     }
   }
 

@@ -291,6 +291,20 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     return queues;
   }
 
+  /**
+   * Creates the leaf {@code path} under a parent that creates leaves, for an
+   * app being placed (under the core lock, as placement runs).
+   *
+   * @throws IllegalArgumentException why it cannot be created
+   */
+  SojournQueue createLeaf(String path) {
+    synchronized (coreLock) {
+      QueueTree next = queues.withCreatedLeaf(path, getConfig(), this::getClusterResource);
+      this.queues = next;
+      return next.find(path);
+    }
+  }
+
   /** The core's clock: ms since this scheduler was made. */
   long now() {
     return (System.nanoTime() - startNanos) / 1_000_000L;

@@ -165,27 +165,16 @@ public class ConfigAndQueuesTest extends SojournTestBase {
     start(conf);
     MockNM nm = rm.registerNode("127.0.0.1:1234", 4 * GB, 4);
 
-    RMApp ok = submitNoWait("batch", "alice");
+    RMApp ok = submitTo("batch", "alice", GB);
     rm.waitForState(ok.getApplicationId(), RMAppState.ACCEPTED);
     MockRM.launchAndRegisterAM(ok, rm, nm);
     assertEquals(1, rm.getResourceScheduler().getAppsInQueue("root.eng").size());
     assertEquals(1, rm.getResourceScheduler().getAppsInQueue("batch").size());
     assertEquals(GB, rm.getResourceScheduler().getRootQueueMetrics().getAllocatedMB());
 
-    assertRejected(submitNoWait("nope", "alice"), "queue 'nope' does not exist");
-    assertRejected(submitNoWait("eng", "alice"), "is a parent queue");
-    assertRejected(submitNoWait("batch", "bob"), "user bob may not submit applications to queue root.eng.batch");
-  }
-
-  private RMApp submitNoWait(String queue, String user) throws Exception {
-    return MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder.createWithMemory(GB, rm)
-        .withQueue(queue).withUser(user).withWaitForAppAcceptedState(false).build());
-  }
-
-  private void assertRejected(RMApp app, String why) throws Exception {
-    rm.waitForState(app.getApplicationId(), RMAppState.FAILED);
-    String diag = app.getDiagnostics().toString();
-    assertTrue(diag, diag.contains(why));
+    assertRejected(submitTo("nope", "alice", GB), "queue 'nope' does not exist");
+    assertRejected(submitTo("eng", "alice", GB), "is a parent queue");
+    assertRejected(submitTo("batch", "bob", GB), "user bob may not submit applications to queue root.eng.batch");
   }
 
   @Test(timeout = 60000)

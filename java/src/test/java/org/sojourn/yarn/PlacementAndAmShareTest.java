@@ -5,9 +5,6 @@ import static org.junit.Assert.assertTrue;
 
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
-import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
-import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
-import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
@@ -24,29 +21,6 @@ public class PlacementAndAmShareTest extends SojournTestBase {
     YarnConfiguration conf = conf();
     conf.set("yarn.scheduler.sojourn.queue.root.queues", "prod,dev");
     return conf;
-  }
-
-  /** Submits as {@code user} to {@code queue}; null: the job names no queue. */
-  private RMApp submitTo(String queue, String user, int mb) throws Exception {
-    MockRMAppSubmissionData.Builder b = MockRMAppSubmissionData.Builder.createWithMemory(mb, rm)
-        .withUser(user).withWaitForAppAcceptedState(false);
-    if (queue != null) {
-      b.withQueue(queue);
-    }
-    return MockRMAppSubmitter.submit(rm, b.build());
-  }
-
-  private void assertPlaced(RMApp app, String path) throws Exception {
-    rm.waitForState(app.getApplicationId(), RMAppState.ACCEPTED);
-    assertEquals(path, app.getQueue());
-    assertTrue(rm.getResourceScheduler().getAppsInQueue(path).stream()
-        .anyMatch(a -> a.getApplicationId().equals(app.getApplicationId())));
-  }
-
-  private void assertRejected(RMApp app, String why) throws Exception {
-    rm.waitForState(app.getApplicationId(), RMAppState.FAILED);
-    String diag = app.getDiagnostics().toString();
-    assertTrue(diag, diag.contains(why));
   }
 
   @Test(timeout = 60000)

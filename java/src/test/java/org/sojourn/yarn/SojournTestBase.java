@@ -15,6 +15,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.junit.After;
 import org.junit.Before;
@@ -77,6 +78,29 @@ public abstract class SojournTestBase {
   /** The core's own view: {"core": {"cluster": ..., "stats": ...}, ...}. */
   JsonNode describe() throws Exception {
     return Protocol.JSON.readTree(scheduler().describe());
+  }
+
+  /** Submits as {@code user} to {@code queue}; null: the job names no queue. */
+  RMApp submitTo(String queue, String user, int mb) throws Exception {
+    MockRMAppSubmissionData.Builder b = MockRMAppSubmissionData.Builder.createWithMemory(mb, rm)
+        .withUser(user).withWaitForAppAcceptedState(false);
+    if (queue != null) {
+      b.withQueue(queue);
+    }
+    return MockRMAppSubmitter.submit(rm, b.build());
+  }
+
+  void assertPlaced(RMApp app, String path) throws Exception {
+    rm.waitForState(app.getApplicationId(), RMAppState.ACCEPTED);
+    org.junit.Assert.assertEquals(path, app.getQueue());
+    org.junit.Assert.assertTrue(rm.getResourceScheduler().getAppsInQueue(path).stream()
+        .anyMatch(a -> a.getApplicationId().equals(app.getApplicationId())));
+  }
+
+  void assertRejected(RMApp app, String why) throws Exception {
+    rm.waitForState(app.getApplicationId(), RMAppState.FAILED);
+    String diag = app.getDiagnostics().toString();
+    org.junit.Assert.assertTrue(diag, diag.contains(why));
   }
 
   RMApp submit(int memory, String queue, String user) throws Exception {
