@@ -270,12 +270,26 @@ impl Policy for Kairos {
             .iter()
             .map(|(n, set)| {
                 let running = set.iter().filter(|c| Self::is_running(cluster, **c)).count();
+                // Each task's attained service (§2, the quantity LAS orders
+                // by), for the operator's page.
+                let tasks: Vec<serde_json::Value> = set
+                    .iter()
+                    .map(|c| {
+                        serde_json::json!({
+                            "container": c.0,
+                            "app": cluster.container(*c).map(|x| x.app.0),
+                            "attained_ms": Self::service(cluster, *c, now),
+                            "suspended": !Self::is_running(cluster, *c),
+                        })
+                    })
+                    .collect();
                 serde_json::json!({
                     "node": n.0,
                     "tasks": set.len(),
                     "running": running,
                     "suspended": set.len() - running,
                     "attained_variance": node::variance(cluster, set.iter().copied(), now),
+                    "containers": tasks,
                 })
             })
             .collect();

@@ -20,8 +20,11 @@ import org.apache.hadoop.yarn.webapp.view.HtmlBlock;
  * <p>As CapacityScheduler's page: the queue tree, one row per queue with a bar
  * (used in orange over the policy's share, capacity's guarantee or fair's fair
  * share, in blue, over the maximum in grey; all as percent of the cluster)
- * and its applications; then the placement rules, the counters and the
- * policy's {@code describe} as JSON. The same data is served as JSON at
+ * and its applications; then the placement rules, the counters, a panel of
+ * the policy's own state (its {@code describe} as tables: hfsp's virtual
+ * cluster and job order, kairos's tasks per node with their attained service
+ * and whether they are suspended, and so on for every policy), and the whole
+ * {@code describe} as JSON. The same data is served as JSON at
  * {@code /ws/v1/cluster/scheduler} ({@link SojournWebServices}).
  */
 public class SojournSchedulerPage extends RmView {
@@ -71,6 +74,7 @@ public class SojournSchedulerPage extends RmView {
       rows.__().__();
       html.p().__("Allocations " + sj.getAllocations() + ", rejections " + sj.getRejections()
           + ", preemption kills " + sj.getPreemptionKills()).__();
+      policyPanel(html, sj.getPolicy(), info.path("describe").path("core").path("state"));
       html.h3().__("Policy state (describe)").__();
       html.p().__("core.state is the policy's describe; core.cluster the core's mirror of the cluster; "
           + "the rest the shim's counters.").__();
@@ -81,6 +85,94 @@ public class SojournSchedulerPage extends RmView {
         pretty = e.toString();
       }
       html.pre("#sojourn-describe").__(pretty).__();
+    }
+
+    /** Rows shown per table of the policy panel; the JSON below has them all. */
+    static final int PANEL_ROWS = 200;
+
+    /**
+     * The policy's describe as an operator reads it: its scalar settings and
+     * counters in one table, then one table per list of records (hfsp's
+     * {@code phases} in the real order, kairos's {@code nodes}...), columns
+     * named by the records' keys. Nested trees (capacity's and fair's queues)
+     * are left to the queue table above.
+     */
+    static void policyPanel(Block html, String policy, JsonNode state) {
+      if (!state.isObject()) {
+        return;
+      }
+      html.h3().__("Policy: " + policy).__();
+      Hamlet.TBODY<Hamlet.TABLE<Hamlet>> kv = html.table("#sojourn-policy").tbody();
+      java.util.Iterator<java.util.Map.Entry<String, JsonNode>> it = state.fields();
+      java.util.List<java.util.Map.Entry<String, JsonNode>> lists = new java.util.ArrayList<>();
+      while (it.hasNext()) {
+        java.util.Map.Entry<String, JsonNode> e = it.next();
+        JsonNode v = e.getValue();
+        if (v.isArray() && v.size() > 0 && v.get(0).isObject()) {
+          lists.add(e);
+        } else if (v.isValueNode() || v.isArray() || (v.isObject() && flat(v))) {
+          kv.tr().th(e.getKey()).td(cell(v)).__();
+        }
+      }
+      kv.__().__();
+      for (java.util.Map.Entry<String, JsonNode> e : lists) {
+        JsonNode rows = e.getValue();
+        java.util.LinkedHashSet<String> cols = new java.util.LinkedHashSet<>();
+        for (int i = 0; i < Math.min(rows.size(), PANEL_ROWS); i++) {
+          rows.get(i).fieldNames().forEachRemaining(cols::add);
+        }
+        html.h4().__(e.getKey() + " (" + rows.size() + (rows.size() > PANEL_ROWS ? ", the first "
+            + PANEL_ROWS + " shown" : "") + ")").__();
+        Hamlet.TR<Hamlet.THEAD<Hamlet.TABLE<Hamlet>>> head =
+            html.table("#sojourn-policy-" + e.getKey()).$class("sojourn-policy-list").thead().tr();
+        for (String c : cols) {
+          head.th(c);
+        }
+        Hamlet.TBODY<Hamlet.TABLE<Hamlet>> body = head.__().__().tbody();
+        for (int i = 0; i < Math.min(rows.size(), PANEL_ROWS); i++) {
+          Hamlet.TR<Hamlet.TBODY<Hamlet.TABLE<Hamlet>>> tr = body.tr();
+          for (String c : cols) {
+            tr.td(cell(rows.get(i).path(c)));
+          }
+          tr.__();
+        }
+        body.__().__();
+      }
+    }
+
+    /** An object of scalars only ({@code {"map": 4, "reduce": 2}}). */
+    private static boolean flat(JsonNode o) {
+      for (JsonNode v : o) {
+        if (!v.isValueNode()) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /** A value as text: scalars as they are, records as {@code k=v} lists, lists joined. */
+    static String cell(JsonNode v) {
+      if (v.isMissingNode() || v.isNull()) {
+        return "";
+      }
+      if (v.isValueNode()) {
+        return v.asText();
+      }
+      StringBuilder b = new StringBuilder();
+      if (v.isObject()) {
+        v.fields().forEachRemaining(f -> b.append(b.length() > 0 ? " " : "").append(f.getKey()).append('=')
+            .append(cell(f.getValue())));
+        return b.toString();
+      }
+      int n = 0;
+      for (JsonNode x : v) {
+        if (n++ == 50) {
+          b.append("; ... (").append(v.size()).append(" in all)");
+          break;
+        }
+        b.append(b.length() > 0 ? (x.isObject() ? "; " : ", ") : "").append(cell(x));
+      }
+      return b.toString();
     }
 
     private static void row(Hamlet.TBODY<Hamlet.TABLE<Hamlet>> rows, JsonNode q, int depth) {

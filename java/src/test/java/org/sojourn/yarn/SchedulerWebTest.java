@@ -43,9 +43,8 @@ public class SchedulerWebTest extends SojournTestBase {
     }
   }
 
-  @Test(timeout = 120000)
-  public void thePageAndTheRestResourceShowTheQueueTree() throws Exception {
-    YarnConfiguration conf = conf();
+  /** {@code conf} with the RM's web app on a free port, the page and REST set; returns the base URL. */
+  private static String withWebApp(YarnConfiguration conf) throws Exception {
     conf.setBoolean("mockrm.webapp.enabled", true);
     int port;
     try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
@@ -54,6 +53,54 @@ public class SchedulerWebTest extends SojournTestBase {
     conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + port);
     conf.set("yarn.http.rmwebapp.scheduler.page.class", SojournSchedulerPage.class.getName());
     conf.set("yarn.http.rmwebapp.external.classes", SojournWebServices.class.getName());
+    return "http://127.0.0.1:" + port;
+  }
+
+  /**
+   * The policy panel: kairos's tasks per node with their attained service
+   * and suspended flag, hfsp's phases in the real order with their virtual
+   * sizes, as tables of the page.
+   */
+  @Test(timeout = 120000)
+  public void thePolicyPanelShowsKairosTasksAndHfspOrder() throws Exception {
+    for (String policy : new String[] {"kairos", "hfsp"}) {
+      resetMetrics();
+      YarnConfiguration conf = conf();
+      String base = withWebApp(conf);
+      conf.set("yarn.scheduler.sojourn.policy", policy);
+      start(conf);
+      MockNM nm = rm.registerNode("127.0.0.1:1234", 8 * GB, 8);
+      // An AM with two tasks: tasks, not AMs, are what kairos and hfsp schedule.
+      org.apache.hadoop.yarn.server.resourcemanager.MockAM am =
+          org.apache.hadoop.yarn.server.resourcemanager.MockRM.launchAndRegisterAM(
+              submit(GB, "default", "alice"), rm, nm);
+      assertEquals(2, allocateAndWait(am, nm, GB, 1, 2).size());
+      int[] status = new int[1];
+      String page = get(base + "/cluster/scheduler", "text/html", status);
+      assertEquals(page, 200, status[0]);
+      String flat = page.replaceAll("\\s+", " ");
+      assertTrue(page, flat.contains("Policy: " + policy));
+      if (policy.equals("kairos")) {
+        assertTrue(page, flat.contains("id=\"sojourn-policy-nodes\""));
+        for (String col : new String[] {">node<", ">running<", ">suspended<", ">containers<"}) {
+          assertTrue(col + " in " + page, flat.replace(" ", "").contains(col));
+        }
+        // The two tasks on the node, each listed with its attained service.
+        assertTrue(page, flat.split("attained_ms=").length - 1 >= 2 && flat.contains("suspended=false"));
+      } else {
+        assertTrue(page, flat.contains("id=\"sojourn-policy-phases\""));
+        for (String col : new String[] {">app<", ">phase<", ">virtual_size_ms<", ">virtual_slots<"}) {
+          assertTrue(col + " in " + page, flat.replace(" ", "").contains(col));
+        }
+      }
+      stopRm();
+    }
+  }
+
+  @Test(timeout = 120000)
+  public void thePageAndTheRestResourceShowTheQueueTree() throws Exception {
+    YarnConfiguration conf = conf();
+    String base = withWebApp(conf);
     conf.set("yarn.scheduler.sojourn.policy", "capacity");
     conf.set("yarn.scheduler.sojourn.queue.root.queues", "prod,dev");
     conf.set("yarn.scheduler.sojourn.capacity.queue.root.queues", "prod,dev");
@@ -66,7 +113,6 @@ public class SchedulerWebTest extends SojournTestBase {
     submit(2 * GB, "prod", "alice");
     nm.nodeHeartbeat(true);
     rm.drainEvents();
-    String base = "http://127.0.0.1:" + port;
     int[] status = new int[1];
 
     String page = get(base + "/cluster/scheduler", "text/html", status);
