@@ -97,11 +97,14 @@ pub enum Command {
         nodes_out: Option<PathBuf>,
     },
     /// How far the simulator is from the real RM: pairs the jobs of
-    /// simulator runs with those of SLS runs of the same trace, in submission
-    /// order, and prints mean/p50/p90/p99 of both, the gaps and every job.
+    /// simulator runs with those of SLS runs, or of runs of real MapReduce
+    /// jobs (the GridMix runner's), of the same trace, in submission order,
+    /// and prints mean/p50/p90/p99 of both, the gaps and every job.
     Fidelity {
-        /// `SIM_JOBS_CSV=SLS_OUTPUT_DIR`: a `jobs-<policy>.csv` of `sojourn
-        /// simulate --out` and an SLS output directory (with jobruntime.csv).
+        /// `SIM_JOBS_CSV=REAL_DIR`: a `jobs-<policy>.csv` of `sojourn
+        /// simulate --out` and either a directory with the `jobs.csv` of real
+        /// jobs (`integration/gridmix/compare.sh`'s per-scheduler directory) or
+        /// an SLS output directory (with jobruntime.csv).
         #[arg(required = true)]
         pairs: Vec<String>,
         /// Also write the summary (one row per pair) as CSV here.

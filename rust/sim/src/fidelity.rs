@@ -1,10 +1,14 @@
-//! How far the simulator is from the real ResourceManager (issue #6, fidelity): the same trace
-//! through `sojourn simulate` and through Hadoop's SLS, compared job by job and in percentiles.
+//! How far the simulator is from the real ResourceManager (issue #6, fidelity; issue 19 for
+//! real jobs): the same trace through `sojourn simulate` and through a real RM, compared job
+//! by job and in percentiles.
 //!
-//! The simulator's side is a `jobs-<policy>.csv` as `sojourn simulate --out` writes it; the
-//! real RM's side is an SLS output directory (read by [`crate::sls_results`]). Jobs are paired
-//! in submission order: the simulator's by (submit time, id), SLS's by (trace start, application
-//! order), which is the order SLS submits them in. The gap is `(sim − SLS) / SLS`.
+//! The simulator's side is a `jobs-<policy>.csv` as `sojourn simulate --out` writes it. The
+//! real side is either an SLS output directory (read by [`crate::sls_results`]: simulated
+//! NodeManagers and AMs) or a directory with the `jobs.csv` of a run of real MapReduce jobs
+//! (the GridMix runner's, read by [`crate::real_results`]; its succeeded jobs). Jobs are
+//! paired in submission order: the simulator's by (submit time, id), SLS's by (trace start,
+//! application order), which is the order SLS submits them in, the real run's by (submission,
+//! job name; GridMix names jobs in trace order). The gap is `(sim − real) / real`.
 
 use std::fmt::Write as _;
 use std::io::BufRead;
@@ -12,6 +16,7 @@ use std::path::Path;
 
 use crate::engine::SimError;
 use crate::metrics::Dist;
+use crate::real_results::read_real_runs;
 use crate::sls_results::{read_sls_run, SlsRun};
 use crate::workload::text::Lines;
 
@@ -55,17 +60,26 @@ fn sim_jobs<R: BufRead>(mut lines: Lines<R>) -> Result<Vec<SimJob>, SimError> {
 pub struct JobGap {
     /// The simulator's job id.
     pub sim_id: u64,
-    /// SLS's application (`app_NNNN`).
-    pub sls_key: String,
+    /// The real run's job: SLS's application (`app_NNNN`) or the job's name (`GRIDMIX000003`).
+    pub real_key: String,
     pub submit_s: f64,
     pub sim_s: f64,
-    pub sls_s: f64,
+    pub real_s: f64,
 }
 
-/// One simulator run against one SLS run of the same trace.
+/// One real job, in the real run's submission order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RealSide {
+    pub key: String,
+    pub response_s: f64,
+}
+
+/// One simulator run against one real run of the same trace.
 #[derive(Clone, Debug)]
 pub struct Fidelity {
     pub label: String,
+    /// What the real side is: `SLS` or `real` (real MapReduce jobs).
+    pub kind: &'static str,
     pub jobs: Vec<JobGap>,
 }
 
@@ -81,52 +95,64 @@ fn gap_pct(a: f64, b: f64) -> f64 {
 impl Fidelity {
     /// Pairs the simulator's jobs with SLS's in submission order. Both must hold the same
     /// number of finished jobs.
-    pub fn pair(label: &str, mut sim: Vec<SimJob>, sls: &SlsRun) -> Result<Fidelity, SimError> {
-        if sim.len() != sls.jobs.len() {
+    pub fn pair(label: &str, sim: Vec<SimJob>, sls: &SlsRun) -> Result<Fidelity, SimError> {
+        let mut real: Vec<_> = sls.jobs.iter().enumerate().collect();
+        real.sort_by_key(|(order, j)| (j.trace_start_ms, *order));
+        let real = real.into_iter().map(|(_, j)| RealSide { key: j.key.clone(), response_s: j.response_s() });
+        Fidelity::pair_ordered(label, "SLS", sim, real.collect())
+    }
+
+    /// Pairs the simulator's jobs, in submission order, with `real`, already in the real
+    /// run's submission order.
+    pub fn pair_ordered(
+        label: &str,
+        kind: &'static str,
+        mut sim: Vec<SimJob>,
+        real: Vec<RealSide>,
+    ) -> Result<Fidelity, SimError> {
+        if sim.len() != real.len() {
             return Err(SimError::Config(format!(
-                "{label}: the simulator finished {} jobs and SLS {}: not the same trace, or a run did not finish",
+                "{label}: the simulator finished {} jobs and {kind} {}: not the same trace, or a run did not finish",
                 sim.len(),
-                sls.jobs.len()
+                real.len()
             )));
         }
         sim.sort_by(|a, b| a.submit_s.total_cmp(&b.submit_s).then(a.id.cmp(&b.id)));
-        let mut real: Vec<_> = sls.jobs.iter().enumerate().collect();
-        real.sort_by_key(|(order, j)| (j.trace_start_ms, *order));
         let jobs = sim
             .iter()
             .zip(real)
-            .map(|(s, (_, r))| JobGap {
+            .map(|(s, r)| JobGap {
                 sim_id: s.id,
-                sls_key: r.key.clone(),
+                real_key: r.key,
                 submit_s: s.submit_s,
                 sim_s: s.response_s,
-                sls_s: r.response_s(),
+                real_s: r.response_s,
             })
             .collect();
-        Ok(Fidelity { label: label.to_string(), jobs })
+        Ok(Fidelity { label: label.to_string(), kind, jobs })
     }
 
     pub fn sim(&self) -> Option<Dist> {
         Dist::of(self.jobs.iter().map(|j| j.sim_s).collect())
     }
 
-    pub fn sls(&self) -> Option<Dist> {
-        Dist::of(self.jobs.iter().map(|j| j.sls_s).collect())
+    pub fn real(&self) -> Option<Dist> {
+        Dist::of(self.jobs.iter().map(|j| j.real_s).collect())
     }
 
-    /// Per-job |sim − SLS| (s).
+    /// Per-job |sim − real| (s).
     pub fn abs_diff(&self) -> Option<Dist> {
-        Dist::of(self.jobs.iter().map(|j| (j.sim_s - j.sls_s).abs()).collect())
+        Dist::of(self.jobs.iter().map(|j| (j.sim_s - j.real_s).abs()).collect())
     }
 }
 
-/// Reads a `SIM_JOBS_CSV=SLS_OUTPUT_DIR` pair. The label is the policy from the CSV's name
-/// (`jobs-<policy>.csv`) and the SLS run's name (the output directory's parent, as
-/// `integration/sls/compare.sh` lays runs out).
+/// Reads a `SIM_JOBS_CSV=REAL_DIR` pair. `REAL_DIR` holding a `jobs.csv` is a run of real
+/// jobs (the GridMix runner's layout), else an SLS output directory. The label is the policy
+/// from the CSV's name (`jobs-<policy>.csv`) and the real run's name (the directory's name, or
+/// for SLS's `out` its parent's, as `integration/sls/compare.sh` lays runs out).
 pub fn read_pair(spec: &str) -> Result<Fidelity, SimError> {
-    let (csv, dir) = spec
-        .split_once('=')
-        .ok_or_else(|| SimError::Config(format!("{spec:?}: expected SIM_JOBS_CSV=SLS_OUTPUT_DIR")))?;
+    let (csv, dir) =
+        spec.split_once('=').ok_or_else(|| SimError::Config(format!("{spec:?}: expected SIM_JOBS_CSV=REAL_DIR")))?;
     let (csv, dir) = (Path::new(csv), Path::new(dir));
     let sim = sim_jobs(Lines::open(csv)?)?;
     let policy = csv
@@ -134,7 +160,7 @@ pub fn read_pair(spec: &str) -> Result<Fidelity, SimError> {
         .and_then(|s| s.to_str())
         .map(|s| s.strip_prefix("jobs-").unwrap_or(s).to_string())
         .unwrap_or_else(|| csv.display().to_string());
-    let sls_name = dir
+    let real_name = dir
         .canonicalize()
         .ok()
         .and_then(|d| {
@@ -142,8 +168,22 @@ pub fn read_pair(spec: &str) -> Result<Fidelity, SimError> {
             name.and_then(|n| n.to_str()).map(str::to_string)
         })
         .unwrap_or_else(|| dir.display().to_string());
-    let sls = read_sls_run(&sls_name, dir)?;
-    Fidelity::pair(&format!("sim {policy} vs SLS {sls_name}"), sim, &sls)
+    if dir.join("jobs.csv").is_file() {
+        let run = read_real_runs(&[(real_name.clone(), dir.to_path_buf())])?.remove(0);
+        let failed = run.jobs.iter().filter(|j| !j.succeeded()).count();
+        if failed > 0 {
+            log::warn!("{real_name}: {failed} job(s) did not succeed and are left out of the pairing");
+        }
+        let mut ok: Vec<_> = run.succeeded().collect();
+        ok.sort_by(|a, b| (a.submit_ms, &a.key).cmp(&(b.submit_ms, &b.key)));
+        let real = ok
+            .into_iter()
+            .filter_map(|j| j.response_s().map(|r| RealSide { key: j.key.clone(), response_s: r }))
+            .collect();
+        return Fidelity::pair_ordered(&format!("sim {policy} vs real {real_name}"), "real", sim, real);
+    }
+    let sls = read_sls_run(&real_name, dir)?;
+    Fidelity::pair(&format!("sim {policy} vs SLS {real_name}"), sim, &sls)
 }
 
 fn cell(x: Option<f64>) -> String {
@@ -156,12 +196,16 @@ fn signed(x: Option<f64>) -> String {
 
 /// The summary table (one row per pair) and, per pair, the per-job table, in markdown.
 pub fn markdown(pairs: &[Fidelity]) -> String {
-    let mut s = String::from(
-        "| pair | jobs | mean sim (s) | mean SLS (s) | mean gap | p50 sim | p50 SLS | p90 sim | p90 SLS | p90 gap | p99 sim | p99 SLS | per-job abs diff p50 / max (s) |\n\
+    // The real side's name in the headers: SLS, real, or both.
+    let mut kinds: Vec<&str> = pairs.iter().map(|p| p.kind).collect();
+    kinds.dedup();
+    let real = if kinds.len() == 1 { kinds[0] } else { "real/SLS" };
+    let mut s = format!(
+        "| pair | jobs | mean sim (s) | mean {real} (s) | mean gap | p50 sim | p50 {real} | p90 sim | p90 {real} | p90 gap | p99 sim | p99 {real} | per-job abs diff p50 / max (s) |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for p in pairs {
-        let (a, b, d) = (p.sim(), p.sls(), p.abs_diff());
+        let (a, b, d) = (p.sim(), p.real(), p.abs_diff());
         let both = |f: fn(&Dist) -> f64| a.as_ref().zip(b.as_ref()).map(|(a, b)| gap_pct(f(a), f(b)));
         let _ = writeln!(
             s,
@@ -185,19 +229,20 @@ pub fn markdown(pairs: &[Fidelity]) -> String {
     for p in pairs {
         let _ = write!(
             s,
-            "\n{}: response per job (s)\n\n| sim job | SLS app | submit (s) | sim | SLS | sim − SLS |\n|---:|---|---:|---:|---:|---:|\n",
-            p.label
+            "\n{}: response per job (s)\n\n| sim job | {k} job | submit (s) | sim | {k} | sim − {k} |\n|---:|---|---:|---:|---:|---:|\n",
+            p.label,
+            k = p.kind
         );
         for j in &p.jobs {
             let _ = writeln!(
                 s,
                 "| {} | {} | {:.1} | {:.1} | {:.1} | {:+.1} |",
                 j.sim_id,
-                j.sls_key,
+                j.real_key,
                 j.submit_s,
                 j.sim_s,
-                j.sls_s,
-                j.sim_s - j.sls_s
+                j.real_s,
+                j.sim_s - j.real_s
             );
         }
     }
@@ -206,9 +251,9 @@ pub fn markdown(pairs: &[Fidelity]) -> String {
 
 /// One CSV row per pair: the figures of the summary table.
 pub fn summary_csv(pairs: &[Fidelity]) -> String {
-    let mut s = String::from("pair,jobs,sim_mean_s,sls_mean_s,mean_gap_pct,sim_p90_s,sls_p90_s,p90_gap_pct\n");
+    let mut s = String::from("pair,jobs,sim_mean_s,real_mean_s,mean_gap_pct,sim_p90_s,real_p90_s,p90_gap_pct\n");
     for p in pairs {
-        if let (Some(a), Some(b)) = (p.sim(), p.sls()) {
+        if let (Some(a), Some(b)) = (p.sim(), p.real()) {
             let _ = writeln!(
                 s,
                 "{},{},{:.3},{:.3},{:.2},{:.3},{:.3},{:.2}",
@@ -269,8 +314,8 @@ mod tests {
         // SLS submitted the second trace job first (app_0001 starts at trace 5 s).
         let run = sls(&[("app_0001", 5000, 105_000, 127_000), ("app_0002", 0, 100_000, 108_000)]);
         let f = Fidelity::pair("t", parse_sim_jobs(SIM, "s").unwrap(), &run).unwrap();
-        assert_eq!((f.jobs[0].sim_id, f.jobs[0].sls_key.as_str()), (0, "app_0002"));
-        assert_eq!((f.jobs[1].sim_s, f.jobs[1].sls_s), (20.0, 22.0));
+        assert_eq!((f.jobs[0].sim_id, f.jobs[0].real_key.as_str()), (0, "app_0002"));
+        assert_eq!((f.jobs[1].sim_s, f.jobs[1].real_s), (20.0, 22.0));
         // Mean 15 vs 15: no gap; |diff| 2 each.
         let csv = summary_csv(std::slice::from_ref(&f));
         assert!(csv.lines().nth(1).unwrap().starts_with("t,2,15.000,15.000,0.00,20.000,22.000,-9.09"), "{csv}");
@@ -285,5 +330,45 @@ mod tests {
         let run = sls(&[("app_0001", 0, 0, 1000)]);
         let e = Fidelity::pair("t", parse_sim_jobs(SIM, "s").unwrap(), &run).unwrap_err().to_string();
         assert!(e.contains("finished 2 jobs and SLS 1"), "{e}");
+    }
+
+    /// A GridMix runner's directory: jobs paired by submission, a failed job left out (so
+    /// the counts must still agree), the real side named by job name.
+    #[test]
+    fn pairs_a_run_of_real_jobs_by_submission() {
+        let dir = std::env::temp_dir().join(format!("sojourn-fidelity-real-{}", std::process::id()));
+        let run = dir.join("sojourn-hfsp");
+        std::fs::create_dir_all(&run).unwrap();
+        std::fs::write(
+            run.join("jobs.csv"),
+            "app_id,name,queue,user,state,final_status,submit_ms,launch_ms,finish_ms,response_ms\n\
+             application_1_0002,GRIDMIX000001,default,u,FINISHED,SUCCEEDED,6000,7000,31000,25000\n\
+             application_1_0001,GRIDMIX000000,default,u,FINISHED,SUCCEEDED,1000,2000,13000,12000\n",
+        )
+        .unwrap();
+        let csv = dir.join("jobs-hfsp.csv");
+        std::fs::write(&csv, SIM).unwrap();
+        let f = read_pair(&format!("{}={}", csv.display(), run.display())).unwrap();
+        assert_eq!(f.label, "sim hfsp vs real sojourn-hfsp");
+        assert_eq!(f.kind, "real");
+        // sim job 0 (submitted first, 10 s) against GRIDMIX000000 (12 s); job 1 (20 s) against 25 s.
+        let got: Vec<_> = f.jobs.iter().map(|j| (j.sim_id, j.real_key.as_str(), j.sim_s, j.real_s)).collect();
+        assert_eq!(got, vec![(0, "GRIDMIX000000", 10.0, 12.0), (1, "GRIDMIX000001", 20.0, 25.0)]);
+        let md = markdown(std::slice::from_ref(&f));
+        assert!(
+            md.contains("| mean real (s) |") && md.contains("| 0 | GRIDMIX000000 | 0.0 | 10.0 | 12.0 | -2.0 |"),
+            "{md}"
+        );
+        // A failed job is not paired: 2 sim jobs against 1 succeeded real job is an error.
+        std::fs::write(
+            run.join("jobs.csv"),
+            "app_id,name,queue,user,state,final_status,submit_ms,launch_ms,finish_ms,response_ms\n\
+             application_1_0002,GRIDMIX000001,default,u,FINISHED,FAILED,6000,7000,31000,25000\n\
+             application_1_0001,GRIDMIX000000,default,u,FINISHED,SUCCEEDED,1000,2000,13000,12000\n",
+        )
+        .unwrap();
+        let e = read_pair(&format!("{}={}", csv.display(), run.display())).unwrap_err().to_string();
+        assert!(e.contains("the simulator finished 2 jobs and real 1"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
