@@ -219,6 +219,11 @@ pub struct RunArgs {
     /// Run an ApplicationMaster container (MB) per job before its tasks, as YARN does.
     #[arg(long)]
     pub am_mb: Option<u64>,
+    /// With `--am-mb`: ms from an AM container's start to its first task
+    /// request (MapReduce's AM start-up: JVM, job set-up), during which the
+    /// AM holds its container and the job's tasks are not yet asked for.
+    #[arg(long, default_value_t = 0)]
+    pub am_startup_ms: u64,
     /// AMs call the RM every this many ms (YARN, SLS: 1000): containers are
     /// launched, and phases and jobs end, at an AM heartbeat; 0 = at once.
     #[arg(long, default_value_t = 0)]
@@ -334,6 +339,7 @@ pub fn check_run_args(args: &RunArgs) -> Result<(), SimError> {
     within("nodes-per-rack", args.nodes_per_rack as u64, 1, MAX_NODES as u64)?;
     within("heartbeat-ms", args.heartbeat_ms, 0, MAX_PERIOD_MS)?;
     within("am-heartbeat-ms", args.am_heartbeat_ms, 0, MAX_PERIOD_MS)?;
+    within("am-startup-ms", args.am_startup_ms, 0, MAX_PERIOD_MS)?;
     within("am-response-lag", args.am_response_lag as u64, 0, MAX_AM_RESPONSE_LAG as u64)?;
     within("network-delay-ms", args.network_delay_ms, 0, MAX_PERIOD_MS)?;
     within("progress-s", args.progress_s, 0, MAX_PERIOD_MS / 1000)?;
@@ -468,7 +474,7 @@ fn sim_config(policy: &str, params: BTreeMap<String, String>, args: &RunArgs) ->
         seed: args.seed,
         heartbeat_ms,
         am_container: am_mb.map(|mb| Resources::new(mb, 1)),
-        am_startup_ms: 0,
+        am_startup_ms: args.am_startup_ms,
         am_heartbeat_ms,
         am_response_lag,
         slowstart: if (0.0..=1.0).contains(&args.slowstart) {
@@ -546,6 +552,9 @@ fn describe(
     let (hb, am_mb, am_hb, lag) = args.timing();
     d.push("heartbeat", &if hb == 0 { "event-driven".to_string() } else { format!("{hb} ms") });
     d.push("AM containers", &am_mb.map_or("none".to_string(), |m| format!("{m} MB")));
+    if am_mb.is_some() && args.am_startup_ms > 0 {
+        d.push("AM start-up", &format!("{} ms", args.am_startup_ms));
+    }
     if am_hb > 0 {
         d.push("AM heartbeat", &format!("{am_hb} ms, acts {lag} heartbeat(s) after a response"));
     }
