@@ -224,6 +224,12 @@ pub struct RunArgs {
     /// AM holds its container and the job's tasks are not yet asked for.
     #[arg(long, default_value_t = 0)]
     pub am_startup_ms: u64,
+    /// With `--am-mb`: the AM container's vcores. 0 models an AM that holds
+    /// memory but no core slot: YARN's FifoScheduler and CapacityScheduler
+    /// count memory only (DefaultResourceCalculator), and Kairos's YARN code
+    /// leaves AMs outside its N running tasks (delgado.md §3.5).
+    #[arg(long, default_value_t = 1)]
+    pub am_vcores: u32,
     /// AMs call the RM every this many ms (YARN, SLS: 1000): containers are
     /// launched, and phases and jobs end, at an AM heartbeat; 0 = at once.
     #[arg(long, default_value_t = 0)]
@@ -340,6 +346,7 @@ pub fn check_run_args(args: &RunArgs) -> Result<(), SimError> {
     within("heartbeat-ms", args.heartbeat_ms, 0, MAX_PERIOD_MS)?;
     within("am-heartbeat-ms", args.am_heartbeat_ms, 0, MAX_PERIOD_MS)?;
     within("am-startup-ms", args.am_startup_ms, 0, MAX_PERIOD_MS)?;
+    within("am-vcores", args.am_vcores as u64, 0, MAX_NODE_VCORES as u64)?;
     within("am-response-lag", args.am_response_lag as u64, 0, MAX_AM_RESPONSE_LAG as u64)?;
     within("network-delay-ms", args.network_delay_ms, 0, MAX_PERIOD_MS)?;
     within("progress-s", args.progress_s, 0, MAX_PERIOD_MS / 1000)?;
@@ -473,7 +480,7 @@ fn sim_config(policy: &str, params: BTreeMap<String, String>, args: &RunArgs) ->
         params,
         seed: args.seed,
         heartbeat_ms,
-        am_container: am_mb.map(|mb| Resources::new(mb, 1)),
+        am_container: am_mb.map(|mb| Resources::new(mb, args.am_vcores)),
         am_startup_ms: args.am_startup_ms,
         am_heartbeat_ms,
         am_response_lag,
@@ -554,6 +561,9 @@ fn describe(
     d.push("AM containers", &am_mb.map_or("none".to_string(), |m| format!("{m} MB")));
     if am_mb.is_some() && args.am_startup_ms > 0 {
         d.push("AM start-up", &format!("{} ms", args.am_startup_ms));
+    }
+    if am_mb.is_some() && args.am_vcores != 1 {
+        d.push("AM vcores", &args.am_vcores.to_string());
     }
     if am_hb > 0 {
         d.push("AM heartbeat", &format!("{am_hb} ms, acts {lag} heartbeat(s) after a response"));
