@@ -87,6 +87,10 @@ calibration() {
   cal_row "AM of 1536 MB (MapReduce's default)" "$C_WL" "--am-mb 1536 --am-startup-ms 5000 --heartbeat-ms 1000 --am-heartbeat-ms 1000"
   cal_row "event-driven (no heartbeats)" "$C_WL" "--am-mb 5120 --am-startup-ms 5000"
   cal_row "slowstart 0.05 (YARN's default)" "$C_WL" "$C_SIM --slowstart 0.05"
+  cal_row "slowstart 0.05, early reduces hold their container until the last map" "$C_WL" \
+    "$C_SIM --slowstart 0.05 --reduces-wait-for-maps"
+  cal_row "slowstart 0.8, early reduces hold their container until the last map" "$C_WL" \
+    "$C_SIM --slowstart 0.8 --reduces-wait-for-maps"
   cal_row "lighter load: 33 nodes" "$C_WL" "$C_SIM" 33
   cal_row "lighter load: 36 nodes" "$C_WL" "$C_SIM" 36
   cal_row "lighter load: 45 nodes" "$C_WL" "$C_SIM" 45

@@ -243,6 +243,11 @@ pub struct RunArgs {
     /// HFSP thesis 0.8). 1: after the last map, as SLS's AM simulator does.
     #[arg(long, default_value_t = 1.0)]
     pub slowstart: f64,
+    /// A reduce started early (--slowstart below 1) holds its container idle
+    /// until its job's last map ends, then runs its work, as a real reduce
+    /// waits out the shuffle. Without it an early reduce's work starts at once.
+    #[arg(long)]
+    pub reduces_wait_for_maps: bool,
     /// Time jobs as Hadoop's SLS does, to compare with it: 1 s NM and AM
     /// heartbeats, 1024 MB AMs, responses acted on one AM heartbeat late.
     /// Sets those of the four flags above that are not given.
@@ -496,6 +501,7 @@ fn sim_config(policy: &str, params: BTreeMap<String, String>, args: &RunArgs) ->
         until: Some(Time(limits::run_horizon_ms(args.sample_s * 1000))),
         check_invariants: false,
         progress_ms: args.progress_s * 1000,
+        reduces_wait_for_maps: args.reduces_wait_for_maps,
     })
 }
 
@@ -561,6 +567,9 @@ fn describe(
     d.push("AM containers", &am_mb.map_or("none".to_string(), |m| format!("{m} MB")));
     if am_mb.is_some() && args.am_startup_ms > 0 {
         d.push("AM start-up", &format!("{} ms", args.am_startup_ms));
+    }
+    if args.reduces_wait_for_maps {
+        d.push("early reduces", "wait for the last map");
     }
     if am_mb.is_some() && args.am_vcores != 1 {
         d.push("AM vcores", &args.am_vcores.to_string());
