@@ -52,7 +52,8 @@ impl WorkloadSpec {
     ///   `cloudera` or `facebook` (keys `jobs` (10000), `seed` (1),
     ///   `interarrival_s` (the profile's), `slot_mb` (1024));
     /// - `gridmix[:key=value]...` (keys `jobs` (100), `seed` (1),
-    ///   `interarrival_s` (30));
+    ///   `interarrival_s` (30), `sigma` (0.3: within-job log-normal spread of
+    ///   task times), `time_scale` (1: a factor on every task time));
     /// - `pigmix:WORKLOAD[:key=value]...` with WORKLOAD `dev`, `test` or
     ///   `prod`, the HFSP testbed's PigMix-like workloads (keys as gridmix);
     /// - `kairos-draw:MIX[:key=value]...` with MIX `heavy` or `uniform`, new
