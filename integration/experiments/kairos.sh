@@ -22,6 +22,151 @@ row() { echo "| $1 | $(stats "$2") |"; }
 
 testbed="--workload $traces/kairos/generated_workload_bigc --node-vcores 4 --classes none -q --no-wall-clock"
 
+# ---------------------------------------------------------------------------
+# Calibration (issue 20; `bash kairos.sh calibration`, results in kairos.md
+# "Calibration"): the task-time model under which fifo and bigc give the
+# thesis's 808 / 2061 s and 341 / 3368 s, then kairos at its defaults under
+# it, then each model choice varied alone. Every figure is the mean over
+# seeds 1-5 of the spread draws of that seed's nearest-rank percentile.
+calibration() {
+  wl=$traces/kairos/generated_workload_bigc
+  # The calibrated model, C: per-task log-normal spread 0.25; a 5120 MB AM
+  # per job that starts up for 5 s (taken off the table makespan, so a job
+  # alone still lasts its Table 4.1 time); 1 s NM and AM heartbeats.
+  C_WL=":spread=0.25:overhead_s=5"
+  C_SIM="--am-mb 5120 --am-startup-ms 5000 --heartbeat-ms 1000 --am-heartbeat-ms 1000"
+  cal_row() { # label, workload options, simulator flags, nodes (30), node MB (40960)
+    local label=$1 wlo=$2 sim=$3 nodes=${4:-30} mem=${5:-40960} acc=""
+    for seed in 1 2 3 4 5; do
+      local o="$out/cal/$(echo "$label" | tr -c 'A-Za-z0-9' _)-$seed"
+      [ "$label" = C ] && o="$out/cal/C-$seed"
+      # shellcheck disable=SC2086
+      $sojourn compare --workload "$wl$wlo:seed=$seed" --node-vcores 4 --classes none -q --no-wall-clock \
+        --nodes "$nodes" --node-memory-mb "$mem" --policies fifo,bigc,kairos $sim --out "$o" >/dev/null
+      for p in fifo bigc kairos; do acc="$acc $(stats "$o/jobs-$p.csv" | awk -F' [|] ' '{print $1, $3}')"; done
+      # Jobs missing from a jobs CSV did not finish (the run stalled).
+      for p in fifo bigc kairos; do
+        local n; n=$(($(wc -l <"$o/jobs-$p.csv") - 1))
+        [ "$n" -lt 100 ] && label="$label [$p seed $seed: $((100 - n)) jobs unfinished]"
+      done
+    done
+    echo "$acc" | awk -v l="$label" '{ for (i = 1; i <= 6; i++) { s = 0; for (k = 0; k < 5; k++) s += $(i + 6 * k); m[i] = s / 5 }
+      printf "| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f |\n", l, m[1], m[2], m[3], m[4], m[5], m[6], m[5] / m[1], m[6] / m[2] }'
+  }
+  head_row() {
+    echo "| $1 | fifo p50 | fifo p99 | bigc p50 | bigc p99 | kairos p50 | kairos p99 | kairos/fifo p50 | kairos/fifo p99 |"
+    echo "|---|---|---|---|---|---|---|---|---|"
+  }
+  echo "## Calibrated model C beside the thesis (mean of seeds 1-5)"
+  echo
+  head_row model
+  echo "| thesis (Fig 4.4) | 808 | 2061 | 341 | 3368 | 217 | 1452 | 0.27 | 0.70 |"
+  cal_row "C: spread 0.25, AM 5 s, 1 s heartbeats" "$C_WL" "$C_SIM"
+  cal_row "today's model (no spread, no AM, event-driven)" "" ""
+  echo
+  echo "## Calibration sweep: spread and AM start-up"
+  echo
+  head_row model
+  for sp in 0 0.15 0.25 0.35 0.5; do
+    cal_row "spread $sp, AM 5 s" ":spread=$sp:overhead_s=5" "$C_SIM"
+  done
+  for am in 0 10 20; do
+    cal_row "spread 0.25, AM ${am} s" ":spread=0.25:overhead_s=$am" \
+      "--am-mb 5120 --am-startup-ms ${am}000 --heartbeat-ms 1000 --am-heartbeat-ms 1000"
+  done
+  for sp in 0.25 0.35 0.45; do
+    cal_row "spread $sp, AM 5 s holding no vcore" ":spread=$sp:overhead_s=5" "$C_SIM --am-vcores 0"
+  done
+  echo
+  echo "## Causes, each varied alone from C"
+  echo
+  head_row "C with one change"
+  cal_row "C" "$C_WL" "$C_SIM"
+  cal_row "no task spread (spread 0)" ":overhead_s=5" "$C_SIM"
+  cal_row "no AM containers (overhead 0)" ":spread=0.25" "--heartbeat-ms 1000 --am-heartbeat-ms 1000"
+  cal_row "AM of 1536 MB (MapReduce's default)" "$C_WL" "--am-mb 1536 --am-startup-ms 5000 --heartbeat-ms 1000 --am-heartbeat-ms 1000"
+  cal_row "event-driven (no heartbeats)" "$C_WL" "--am-mb 5120 --am-startup-ms 5000"
+  cal_row "slowstart 0.05 (YARN's default)" "$C_WL" "$C_SIM --slowstart 0.05"
+  cal_row "slowstart 0.05, early reduces hold their container until the last map" "$C_WL" \
+    "$C_SIM --slowstart 0.05 --reduces-wait-for-maps"
+  cal_row "slowstart 0.8, early reduces hold their container until the last map" "$C_WL" \
+    "$C_SIM --slowstart 0.8 --reduces-wait-for-maps"
+  cal_row "lighter load: 33 nodes" "$C_WL" "$C_SIM" 33
+  cal_row "lighter load: 36 nodes" "$C_WL" "$C_SIM" 36
+  cal_row "lighter load: 45 nodes" "$C_WL" "$C_SIM" 45
+  cal_row "AM holds no vcore (--am-vcores 0)" "$C_WL" "$C_SIM --am-vcores 0"
+  cal_row "maps take 70% of the makespan (map_share 0.7)" "$C_WL:map_share=0.7" "$C_SIM"
+  cal_row "60 GB nodes (AMs beside the N + Q = 8 tasks)" "$C_WL" "$C_SIM" 30 61440
+  echo
+  echo "## Under C, seed 1, per Table 4.1 class: median response (s)"
+  echo
+  echo "| policy | class 1 | class 2 | class 3 | class 4 | class 5 |"
+  echo "|---|---|---|---|---|---|"
+  for p in fifo bigc kairos; do
+    # Class by task count (30, 60, 172, 284); classes 1 and 2 by mean task time.
+    tail -n +2 "$out/cal/C-1/jobs-$p.csv" | awk -F, '{ c = $8 == 30 ? ($13 < 70 ? 1 : 2) : $8 == 60 ? 3 : $8 == 172 ? 4 : 5; print c, $6 }' \
+      | sort -k1,1n -k2,2g | awk -v p=$p '{ n[$1]++; v[$1, n[$1]] = $2 } END {
+        printf "| %s |", p; for (c = 1; c <= 5; c++) printf " %.0f |", v[c, int((n[c] + 1) / 2)]; print "" }'
+  done
+  echo
+  echo "## K3 under C: the largest slowdown (response / longest tasks' sum), mean of seeds 1-5"
+  echo
+  echo "| policy | largest slowdown | thesis |"
+  echo "|---|---|---|"
+  for p in fifo bigc kairos; do
+    for seed in 1 2 3 4 5; do
+      tail -n +2 "$out/cal/C-$seed/jobs-$p.csv" | cut -d, -f7 | sort -g | tail -1
+    done | awk -v p=$p '{ s += $1 } END { t = p == "fifo" ? "5.14" : p == "bigc" ? "18.23" : "lower for all jobs"; printf "| %s | %.2f | %s |\n", p, s / NR, t }'
+  done
+  echo
+  echo "## K4 under C: new draws of the heavy-tailed and uniform mixes (draw seeds 1-5)"
+  echo
+  echo "| workload | fifo p50 | fifo p99 | bigc p50 | bigc p99 | kairos p50 | kairos p99 | kairos/fifo p50 | kairos/fifo p99 |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  for mix in heavy uniform; do
+    wl="kairos-draw:$mix"
+    cal_row "$mix" ":spread=0.25:overhead_s=5" "$C_SIM"
+  done
+  wl=$traces/kairos/generated_workload_bigc
+  echo
+  echo "## K5, K6 under C: Kairos's tie-break, Q and W (mean of seeds 1-5)"
+  echo
+  echo "| setting | kairos p50 | kairos p90 | kairos p99 | worst |"
+  echo "|---|---|---|---|---|"
+  k_row() { # label, node memory, params...
+    local label=$1 mem=$2 acc=""; shift 2
+    for seed in 1 2 3 4 5; do
+      local o="$out/cal/k-$(echo "$label" | tr -c 'A-Za-z0-9' _)-$seed"
+      # shellcheck disable=SC2086
+      $sojourn simulate --policy kairos --workload "$wl$C_WL:seed=$seed" --node-vcores 4 --classes none -q \
+        --no-wall-clock --nodes 30 --node-memory-mb "$mem" $C_SIM "$@" --out "$o" >/dev/null
+      acc="$acc $(stats "$o/jobs-kairos.csv" | tr -d '|')"
+      local n; n=$(($(wc -l <"$o/jobs-kairos.csv") - 1))
+      [ "$n" -lt 100 ] && label="$label [seed $seed: $((100 - n)) jobs unfinished]"
+    done
+    echo "$acc" | awk -v l="$label" '{ for (i = 1; i <= 4; i++) { s = 0; for (k = 0; k < 5; k++) s += $(i + 4 * k); m[i] = s / 5 }
+      printf "| %s | %.0f | %.0f | %.0f | %.0f |\n", l, m[1], m[2], m[3], m[4] }'
+  }
+  k_row "Var, Q=4, W=50 s (default)" 40960
+  k_row "Random tie-break" 40960 -p tie_break=random
+  k_row "Sum tie-break" 40960 -p tie_break=sum
+  k_row "Q=2" 40960 -p extra_tasks=2
+  k_row "Q=8 (60 GB nodes)" 61440 -p extra_tasks=8
+  k_row "W=10 s" 40960 -p quantum_ms=10000
+  k_row "W=100 s" 40960 -p quantum_ms=100000
+  echo
+  # CDFs of response time for the three policies under C (seed 1).
+  # shellcheck disable=SC2086
+  $sojourn compare --workload "$wl$C_WL:seed=1" --node-vcores 4 --classes none -q --no-wall-clock --nodes 30 \
+    --node-memory-mb 40960 --policies fifo,bigc,kairos $C_SIM --report "$out/calibrated.html" >/dev/null
+  echo "CDF plots: $out/calibrated.html"
+}
+if [ "${1:-}" = calibration ]; then
+  calibration
+  exit 0
+fi
+
+
 # The three policies on the testbed workload with `nodes` nodes, as a table.
 three() { # title, nodes, output name
   echo "## $1"

@@ -222,6 +222,17 @@ pub struct RunArgs {
     /// Run an ApplicationMaster container (MB) per job before its tasks, as YARN does.
     #[arg(long)]
     pub am_mb: Option<u64>,
+    /// With `--am-mb`: ms from an AM container's start to its first task
+    /// request (MapReduce's AM start-up: JVM, job set-up), during which the
+    /// AM holds its container and the job's tasks are not yet asked for.
+    #[arg(long, default_value_t = 0)]
+    pub am_startup_ms: u64,
+    /// With `--am-mb`: the AM container's vcores. 0 models an AM that holds
+    /// memory but no core slot: YARN's FifoScheduler and CapacityScheduler
+    /// count memory only (DefaultResourceCalculator), and Kairos's YARN code
+    /// leaves AMs outside its N running tasks (delgado.md §3.5).
+    #[arg(long, default_value_t = 1)]
+    pub am_vcores: u32,
     /// AMs call the RM every this many ms (YARN, SLS: 1000): containers are
     /// launched, and phases and jobs end, at an AM heartbeat; 0 = at once.
     #[arg(long, default_value_t = 0)]
@@ -235,6 +246,11 @@ pub struct RunArgs {
     /// HFSP thesis 0.8). 1: after the last map, as SLS's AM simulator does.
     #[arg(long, default_value_t = 1.0)]
     pub slowstart: f64,
+    /// A reduce started early (--slowstart below 1) holds its container idle
+    /// until its job's last map ends, then runs its work, as a real reduce
+    /// waits out the shuffle. Without it an early reduce's work starts at once.
+    #[arg(long)]
+    pub reduces_wait_for_maps: bool,
     /// Time jobs as Hadoop's SLS does, to compare with it: 1 s NM and AM
     /// heartbeats, 1024 MB AMs, responses acted on one AM heartbeat late.
     /// Sets those of the four flags above that are not given.
@@ -337,6 +353,8 @@ pub fn check_run_args(args: &RunArgs) -> Result<(), SimError> {
     within("nodes-per-rack", args.nodes_per_rack as u64, 1, MAX_NODES as u64)?;
     within("heartbeat-ms", args.heartbeat_ms, 0, MAX_PERIOD_MS)?;
     within("am-heartbeat-ms", args.am_heartbeat_ms, 0, MAX_PERIOD_MS)?;
+    within("am-startup-ms", args.am_startup_ms, 0, MAX_PERIOD_MS)?;
+    within("am-vcores", args.am_vcores as u64, 0, MAX_NODE_VCORES as u64)?;
     within("am-response-lag", args.am_response_lag as u64, 0, MAX_AM_RESPONSE_LAG as u64)?;
     within("network-delay-ms", args.network_delay_ms, 0, MAX_PERIOD_MS)?;
     within("progress-s", args.progress_s, 0, MAX_PERIOD_MS / 1000)?;
@@ -470,8 +488,8 @@ fn sim_config(policy: &str, params: BTreeMap<String, String>, args: &RunArgs) ->
         params,
         seed: args.seed,
         heartbeat_ms,
-        am_container: am_mb.map(|mb| Resources::new(mb, 1)),
-        am_startup_ms: 0,
+        am_container: am_mb.map(|mb| Resources::new(mb, args.am_vcores)),
+        am_startup_ms: args.am_startup_ms,
         am_heartbeat_ms,
         am_response_lag,
         slowstart: if (0.0..=1.0).contains(&args.slowstart) {
@@ -486,6 +504,7 @@ fn sim_config(policy: &str, params: BTreeMap<String, String>, args: &RunArgs) ->
         until: Some(Time(limits::run_horizon_ms(args.sample_s * 1000))),
         check_invariants: false,
         progress_ms: args.progress_s * 1000,
+        reduces_wait_for_maps: args.reduces_wait_for_maps,
     })
 }
 
@@ -549,6 +568,15 @@ fn describe(
     let (hb, am_mb, am_hb, lag) = args.timing();
     d.push("heartbeat", &if hb == 0 { "event-driven".to_string() } else { format!("{hb} ms") });
     d.push("AM containers", &am_mb.map_or("none".to_string(), |m| format!("{m} MB")));
+    if am_mb.is_some() && args.am_startup_ms > 0 {
+        d.push("AM start-up", &format!("{} ms", args.am_startup_ms));
+    }
+    if args.reduces_wait_for_maps {
+        d.push("early reduces", "wait for the last map");
+    }
+    if am_mb.is_some() && args.am_vcores != 1 {
+        d.push("AM vcores", &args.am_vcores.to_string());
+    }
     if am_hb > 0 {
         d.push("AM heartbeat", &format!("{am_hb} ms, acts {lag} heartbeat(s) after a response"));
     }

@@ -192,3 +192,43 @@ fn sls_compare_reports_each_scheduler_with_plots() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("'just-a-dir' is not NAME=SLS_OUTPUT_DIR"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The AM model of the Kairos calibration (issue 20), by hand: one class-1
+/// job (15 maps, then 15 reduces, of 42.5 s each alone on the testbed) on
+/// one node. With an AM that starts up for 5 s and holds one of 16 vcores,
+/// the 15 maps still fit: 5 + 85 = 90 s. On 15 vcores the AM's vcore leaves
+/// room for 14, so each phase takes two waves: 5 + 4 × 42.5 = 175 s, unless
+/// the AM holds no vcore (`--am-vcores 0`): 90 s again. `overhead_s=5` takes
+/// the AM's 5 s off the task work, so the job lasts its table 85 s.
+#[test]
+fn am_start_up_vcores_and_overhead_time_a_kairos_job() {
+    let dir = tmp("kairos-am");
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let wl = dir.join("generated_workload_one");
+    std::fs::write(&wl, "0 15 default /random100char-256mb-small out 0 0\n").expect("workload");
+    let response = |wl_opts: &str, vcores: &str, extra: &[&str]| -> f64 {
+        let out = dir.join(format!("out-{vcores}-{}-{}", wl_opts.len(), extra.len()));
+        let st = sojourn()
+            .args(["simulate", "--quiet", "--no-wall-clock", "--nodes", "1", "--node-memory-mb", "102400"])
+            .args(["--node-vcores", vcores, "--classes", "none", "--workload"])
+            .arg(format!("{}{wl_opts}", wl.display()))
+            .args(extra)
+            .arg("--out")
+            .arg(&out)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("run sojourn");
+        assert!(st.success());
+        let csv = std::fs::read_to_string(out.join("jobs-fifo.csv")).expect("jobs csv");
+        let row = csv.lines().nth(1).expect("one job");
+        row.split(',').nth(5).expect("response_s").parse().expect("a number")
+    };
+    let am = ["--am-mb", "5120", "--am-startup-ms", "5000"];
+    assert_eq!(response("", "16", &[]), 85.0);
+    assert_eq!(response("", "16", &am), 90.0);
+    assert_eq!(response("", "15", &am), 175.0);
+    assert_eq!(response("", "15", &[&am[..], &["--am-vcores", "0"]].concat()), 90.0);
+    assert_eq!(response(":overhead_s=5", "16", &am), 85.0);
+    assert_eq!(response(":spread=0", "16", &[]), 85.0);
+    let _ = std::fs::remove_dir_all(&dir);
+}

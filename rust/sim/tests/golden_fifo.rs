@@ -92,6 +92,28 @@ fn reduces_start_at_the_slowstart_share_of_maps() {
 }
 
 #[test]
+fn early_reduces_wait_for_the_last_map_when_asked() {
+    // The scenario above with `reduces_wait_for_maps`: the reduce still gets
+    // its container early (at 4 s, or 2 s), but it holds it idle until the
+    // last map ends at 10 and only then runs its 9 s: 19 s at every
+    // slowstart (without the wait, 11 s at 0.3).
+    let run = |slowstart, wait| {
+        let cfg = SimConfig {
+            heartbeat_ms: 0,
+            slowstart,
+            reduces_wait_for_maps: wait,
+            check_invariants: true,
+            ..SimConfig::default()
+        };
+        responses(&cfg, 1, vec![map_reduce_job(0, 0, &[2, 4, 10], &[9])])
+    };
+    assert_eq!(run(1.0, true), vec![(0, 19.0)]);
+    assert_eq!(run(0.5, true), vec![(0, 19.0)]);
+    assert_eq!(run(0.3, true), vec![(0, 19.0)]);
+    assert_eq!(run(0.3, false), vec![(0, 11.0)]);
+}
+
+#[test]
 fn priority_then_submission_order() {
     // One slot. Job 1 arrives later with a higher application priority and
     // overtakes job 2, which arrived before it.

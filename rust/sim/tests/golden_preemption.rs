@@ -112,3 +112,33 @@ fn progress_reports_let_hfsp_learn_a_size_before_tasks_end() {
     assert!(with[1].1 < 60.0, "B should overtake A once A's size is known: {with:?}");
     assert!(without[1].1 >= 100.0, "without progress B waits for A's first tasks: {without:?}");
 }
+
+/// A reduce that waits for its job's last map (`reduces_wait_for_maps`)
+/// under Kairos's defaults (W = 50 s), one vcore: A has maps of 10 s and a
+/// 5 s reduce, slowstart 0.5. Both maps arrive at 0; the second starts and
+/// suspends the first (K2) and ends at 10 s, so the reduce is asked for and
+/// starts at 10 s, suspending the first map (0 s attained) though it can do
+/// no work before that map ends. At its quantum's end (60 s) it has attained
+/// 50 s and yields to the map, which ends at 70 s; the reduce resumes with
+/// its whole 5 s left (held time is not work): A ends at 75 s. Without the
+/// wait the reduce's work runs 10..15 and the map 15..25.
+#[test]
+fn a_held_reduce_keeps_its_work_through_suspension() {
+    let run_with = |wait: bool| {
+        let cluster = ClusterSpec::uniform(1, Resources::new(3072, 1), 40);
+        let cfg = SimConfig {
+            policy: "kairos".into(),
+            heartbeat_ms: 0,
+            slowstart: 0.5,
+            reduces_wait_for_maps: wait,
+            check_invariants: true,
+            ..SimConfig::default()
+        };
+        let jobs = vec![common::map_reduce_job(0, 0, &[10, 10], &[5])];
+        let r = simulate(&cluster, Box::new(jobs.into_iter().map(Ok)), "golden", &cfg, None).expect("run");
+        assert_eq!((r.unfinished, r.lost_work_ms), (0, 0));
+        responses(&r)
+    };
+    assert_eq!(run_with(true), vec![(0, 75.0)]);
+    assert_eq!(run_with(false), vec![(0, 25.0)]);
+}

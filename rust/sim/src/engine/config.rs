@@ -52,6 +52,11 @@ pub struct SimConfig {
     /// by default; HFSP's Δ rule (hfsp.md §2) needs it, as Hadoop 1's
     /// JobTracker had it.
     pub progress_ms: u64,
+    /// A reduce launched before its job's last map (slowstart < 1) holds its
+    /// container idle until that map ends and only then starts its work, as
+    /// a real reduce shuffles map outputs before it can reduce. Off: its
+    /// work starts at launch (the simulator's original model).
+    pub reduces_wait_for_maps: bool,
 }
 
 impl Default for SimConfig {
@@ -73,6 +78,7 @@ impl Default for SimConfig {
             until: None,
             check_invariants: false,
             progress_ms: 0,
+            reduces_wait_for_maps: false,
         }
     }
 }

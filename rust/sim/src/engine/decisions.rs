@@ -4,7 +4,7 @@
 //! work, a resume restarts it on its node. What this brings back to the core
 //! goes into its next step (`Sim::core`).
 
-use super::{Ev, Sim, SimError, Task, Work};
+use super::{Ev, Sim, SimError, Task, Work, HELD};
 use sojourn_core::{AppId, Ask, ContainerId, Decision, Event, NodeId, Outcome, PreemptMode, Priority, Resources};
 
 impl<'a> Sim<'a> {
@@ -68,6 +68,13 @@ impl<'a> Sim<'a> {
         // The RM holds the container from now; the task runs once the AM has
         // heard of it and launched it.
         let launch = self.am_acts(job, self.now);
+        if self.waits_for_maps(job, task.group) {
+            // Held: it starts its work when the last map ends (`release_held`).
+            self.containers
+                .insert(container, (node, Work::Task { job, task, finish_at: HELD, generation, suspended: false }));
+            self.result.task_events += 1;
+            return Ok(());
+        }
         let finish_at = launch.plus(task.remaining_ms);
         self.containers.insert(container, (node, Work::Task { job, task, finish_at, generation, suspended: false }));
         let report = self.next_grid(node.0 as usize, finish_at);
@@ -75,6 +82,40 @@ impl<'a> Sim<'a> {
         self.schedule_progress(container, generation);
         self.result.task_events += 1;
         Ok(())
+    }
+
+    /// Whether a task of `group` of `job` must wait for earlier groups (the
+    /// maps) to finish before its work starts (`reduces_wait_for_maps`).
+    pub(super) fn waits_for_maps(&self, job: usize, group: usize) -> bool {
+        self.cfg.reduces_wait_for_maps
+            && self.jobs.get(job).and_then(|j| j.as_ref()).is_some_and(|j| j.running.keys().any(|g| *g < group))
+    }
+
+    /// Starts the work of `job`'s held reduces, its maps being done.
+    pub(super) fn release_held(&mut self, job: usize) {
+        let mut held: Vec<ContainerId> = self
+            .containers
+            .iter()
+            .filter(|(_, (_, w))| {
+                matches!(w, Work::Task { job: j, finish_at, suspended: false, .. } if *j == job && *finish_at == HELD)
+            })
+            .map(|(c, _)| *c)
+            .collect();
+        held.sort(); // the map's order is not deterministic
+        for container in held {
+            let generation = self.bump_generation();
+            let now = self.now;
+            let Some((node, Work::Task { task, finish_at, generation: g, .. })) = self.containers.get_mut(&container)
+            else {
+                continue;
+            };
+            *finish_at = now.plus(task.remaining_ms);
+            *g = generation;
+            let (node, at) = (node.0 as usize, *finish_at);
+            let report = self.next_grid(node, at);
+            self.push(report, Ev::TaskDone { container, generation });
+            self.schedule_progress(container, generation);
+        }
     }
 
     pub(super) fn bump_generation(&mut self) -> u32 {
@@ -142,6 +183,10 @@ impl<'a> Sim<'a> {
     pub(super) fn resume(&mut self, container: ContainerId) {
         let generation = self.bump_generation();
         let now = self.now;
+        let held = match self.containers.get(&container) {
+            Some((_, Work::Task { job, task, .. })) => self.waits_for_maps(*job, task.group),
+            _ => false,
+        };
         let Some((node, Work::Task { task, finish_at, generation: g, suspended, .. })) =
             self.containers.get_mut(&container)
         else {
@@ -151,6 +196,11 @@ impl<'a> Sim<'a> {
             return;
         }
         *suspended = false;
+        if held {
+            *finish_at = HELD;
+            *g = generation;
+            return;
+        }
         *finish_at = now.plus(task.remaining_ms);
         *g = generation;
         let (node, at) = (node.0 as usize, *finish_at);

@@ -235,7 +235,11 @@ impl<'a> Sim<'a> {
             && left > 0
             && j.spec.groups.get(next).is_some_and(|g| g.phase == sojourn_core::Phase::Reduce)
             && (total - left as usize) as f64 >= self.cfg.slowstart * total as f64;
-        if !(early || (left == 0 && j.running.is_empty())) {
+        let all_done = j.running.is_empty();
+        if left == 0 && self.cfg.reduces_wait_for_maps {
+            self.release_held(job);
+        }
+        if !(early || (left == 0 && all_done)) {
             return Ok(());
         }
         if self.cfg.am_heartbeat_ms == 0 {

@@ -147,6 +147,10 @@ struct Job {
 }
 
 /// What a container is doing.
+/// The finish time of a reduce that waits for its job's last map
+/// (`SimConfig::reduces_wait_for_maps`): never, until the maps are done.
+const HELD: Time = Time(u64::MAX / 4);
+
 #[derive(Clone, Copy, Debug)]
 enum Work {
     Am { job: usize },

@@ -29,6 +29,21 @@
 //! extra flops differ from the table's (the `medium` lines carry 500, the
 //! table 0): the table is what was measured. Every task gets the testbed
 //! container, 5120 MB / 1 vcore (delgado.md §3.7 notes).
+//!
+//! # Calibration options (issue 20; all off by default, which is the model above)
+//! - `spread=SIGMA`: each task's time is the phase time above times a
+//!   log-normal factor `exp(SIGMA·Z − SIGMA²/2)` (mean 1, so a job's work is
+//!   unchanged on average), drawn per task from `seed` and the job's id, so
+//!   every policy sees the same times. Real tasks of one WordCount job vary
+//!   (stragglers, data skew, a node's other containers); the thesis gives no
+//!   figure, so SIGMA is a calibration knob. A job's longest task then
+//!   outlasts the mean, so the job alone runs longer than its table duration.
+//! - `seed=N` (1): the seed of those draws.
+//! - `overhead_s=S` (0): the part of each Table 4.1 makespan that is not task
+//!   work (the AM container's start-up and the first container launches of a
+//!   job run alone); it is taken off before the split, so a job's task work
+//!   is `duration − S`. Pair it with `--am-mb` and `--am-startup-ms` to
+//!   charge it as AM time instead of task time.
 
 use super::limits::{check_ms, Budget};
 use super::text::{open_file, parse_secs, parse_u64, secs_to_ms, Lines};
@@ -136,16 +151,36 @@ pub struct KairosOptions {
     pub map_share: f64,
     pub container: Resources,
     pub user: String,
+    /// Log-normal deviation of each task's time around its phase time
+    /// (module doc); 0 gives every task of a phase the same time.
+    pub spread: f64,
+    /// Seed of the `spread` draws.
+    pub seed: u64,
+    /// Seconds of each table makespan that are not task work (module doc).
+    pub overhead_s: f64,
 }
 
 impl Default for KairosOptions {
     fn default() -> Self {
-        KairosOptions { slots: 120, map_share: 0.5, container: Resources::new(5120, 1), user: "default".into() }
+        KairosOptions {
+            slots: 120,
+            map_share: 0.5,
+            container: Resources::new(5120, 1),
+            user: "default".into(),
+            spread: 0.0,
+            seed: 1,
+            overhead_s: 0.0,
+        }
     }
 }
 
+/// The largest `spread` accepted: at 3 a task's factor already ranges over
+/// several orders of magnitude.
+pub const MAX_SPREAD: f64 = 3.0;
+
 impl KairosOptions {
-    /// Sets one option by name: `slots`, `map_share`, `container_mb`.
+    /// Sets one option by name: `slots`, `map_share`, `container_mb`,
+    /// `spread`, `seed`, `overhead_s`.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
         let bad = || format!("kairos option {key}: bad value {value:?}");
         match key {
@@ -154,18 +189,50 @@ impl KairosOptions {
                 self.map_share = value.parse().ok().filter(|v: &f64| (0.0..=1.0).contains(v)).ok_or_else(bad)?
             }
             "container_mb" => self.container.memory_mb = value.parse().ok().filter(|v| *v > 0).ok_or_else(bad)?,
-            _ => return Err(format!("unknown kairos option {key:?} (known: slots, map_share, container_mb)")),
+            "spread" => {
+                self.spread =
+                    value.parse().ok().filter(|v: &f64| (0.0..=MAX_SPREAD).contains(v)).ok_or_else(|| {
+                        format!("kairos option spread: {value:?} is not a number in [0, {MAX_SPREAD}]")
+                    })?
+            }
+            "seed" => self.seed = value.parse().map_err(|_| bad())?,
+            "overhead_s" => {
+                // Below the shortest class's makespan, so every task keeps some work.
+                let max = TABLE_4_1.iter().map(|c| c.duration_s).min().unwrap_or(0) as f64;
+                self.overhead_s = value.parse().ok().filter(|v: &f64| (0.0..max).contains(v)).ok_or_else(|| {
+                    format!("kairos option overhead_s: {value:?} is not a number of seconds in [0, {max})")
+                })?
+            }
+            _ => {
+                return Err(format!(
+                    "unknown kairos option {key:?} (known: slots, map_share, container_mb, spread, seed, overhead_s)"
+                ))
+            }
         }
         Ok(())
+    }
+
+    /// `n` task times around `ms`: all `ms` without spread, else each times
+    /// a mean-1 log-normal factor (module doc), at least 1 ms.
+    fn spread_times(&self, ms: u64, n: usize, rng: &mut sojourn_core::Rng) -> Vec<u64> {
+        if self.spread == 0.0 {
+            return vec![ms; n];
+        }
+        let mu = -self.spread * self.spread / 2.0;
+        (0..n).map(|_| ((ms as f64 * rng.lognormal(mu, self.spread)).round() as u64).max(1)).collect()
     }
 
     /// A job of `class` with `reduces` reduce tasks, task times by
     /// [`Self::task_ms`], every task in the testbed container.
     pub fn job(&self, id: u64, name: String, submit: Time, queue: &str, class: &KairosClass, reduces: u64) -> JobSpec {
         let (map_ms, reduce_ms) = self.task_ms(class, reduces);
-        let mut groups = vec![TaskGroup::maps(self.container, vec![map_ms; class.maps as usize])];
+        // One stream per job, from the seed and the job's id, so a job's
+        // times do not depend on which jobs came before it.
+        let mut rng = sojourn_core::Rng::seeded(self.seed ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let mut groups =
+            vec![TaskGroup::maps(self.container, self.spread_times(map_ms, class.maps as usize, &mut rng))];
         if reduces > 0 {
-            groups.push(TaskGroup::reduces(self.container, vec![reduce_ms; reduces as usize]));
+            groups.push(TaskGroup::reduces(self.container, self.spread_times(reduce_ms, reduces as usize, &mut rng)));
         }
         JobSpec {
             id,
@@ -183,7 +250,7 @@ impl KairosOptions {
     /// `(map_ms, reduce_ms)` per task of a job of `class` with `reduces`.
     pub fn task_ms(&self, class: &KairosClass, reduces: u64) -> (u64, u64) {
         let slots = self.slots.max(1) as u64;
-        let total_ms = class.duration_s as f64 * 1000.0;
+        let total_ms = (class.duration_s as f64 - self.overhead_s) * 1000.0;
         let map_waves = (class.maps as u64).div_ceil(slots).max(1) as f64;
         let reduce_waves = reduces.div_ceil(slots).max(1) as f64;
         let map_ms = (total_ms * self.map_share / map_waves).round() as u64;
@@ -307,7 +374,16 @@ impl KairosDrawOptions {
             "jobs" => self.jobs = super::synthetic::job_count(key, value)?,
             "seed" => self.seed = value.parse().map_err(|_| bad())?,
             "interarrival_s" => self.mean_interarrival_s = super::synthetic::interarrival(key, value)?,
-            _ => return Err(format!("unknown kairos-draw option {key:?} (known: jobs, seed, interarrival_s)")),
+            // The task-time options of the testbed reader (its `seed` is
+            // `spread_seed` here, `seed` being the draw's).
+            "spread" | "overhead_s" | "map_share" | "slots" | "container_mb" => self.testbed.set(key, value)?,
+            "spread_seed" => self.testbed.set("seed", value)?,
+            _ => {
+                return Err(format!(
+                    "unknown kairos-draw option {key:?} (known: jobs, seed, interarrival_s, spread, spread_seed, \
+                     overhead_s, map_share, slots, container_mb)"
+                ))
+            }
         }
         Ok(())
     }
@@ -432,6 +508,66 @@ mod tests {
         assert_eq!(o.task_ms(&TABLE_4_1[4], 60), (293_750, 587_500));
         let sum: f64 = TABLE_4_1.iter().map(|c| c.probability).sum();
         assert!((sum - 1.0).abs() < 1e-9);
+    }
+
+    /// `spread=0` (whatever the seed) is the equal-times model; a spread
+    /// keeps each phase's mean time (the job's work) and has the stated
+    /// log-deviation, and its draws follow the seed, not the policy run.
+    #[test]
+    fn spread_keeps_the_mean_and_has_the_stated_deviation() {
+        let class = &TABLE_4_1[4]; // 224 maps of 293.75 s, 60 reduces of 587.5 s
+        let mut flat = KairosOptions::default();
+        flat.set("spread", "0").unwrap();
+        flat.set("seed", "9").unwrap();
+        let base = KairosOptions::default().job(3, "j".into(), Time(0), "q", class, 60);
+        assert_eq!(flat.job(3, "j".into(), Time(0), "q", class, 60), base);
+        assert_eq!(base.groups[0].durations_ms, vec![293_750; 224]);
+
+        let mut o = KairosOptions::default();
+        o.set("spread", "0.5").unwrap();
+        let (mut logs, mut ratio_sum, mut n) = (Vec::new(), 0.0, 0.0);
+        for id in 0..200 {
+            let j = o.job(id, "j".into(), Time(0), "q", class, 60);
+            for (g, phase_ms) in j.groups.iter().zip([293_750.0, 587_500.0]) {
+                for d in &g.durations_ms {
+                    ratio_sum += *d as f64 / phase_ms;
+                    n += 1.0;
+                    logs.push((*d as f64 / phase_ms).ln());
+                }
+            }
+        }
+        // 56,800 factors: the mean's standard error is about 0.002.
+        assert!((ratio_sum / n - 1.0).abs() < 0.01, "mean factor {}", ratio_sum / n);
+        let mean_log = logs.iter().sum::<f64>() / n;
+        let sd = (logs.iter().map(|l| (l - mean_log).powi(2)).sum::<f64>() / n).sqrt();
+        assert!((sd - 0.5).abs() < 0.01, "log deviation {sd}");
+        assert!((mean_log + 0.125).abs() < 0.01, "log mean {mean_log}");
+        // Same seed and id, same times; another seed, others.
+        assert_eq!(o.job(7, "a".into(), Time(0), "q", class, 60), o.job(7, "a".into(), Time(0), "q", class, 60));
+        let mut other = o.clone();
+        other.set("seed", "2").unwrap();
+        assert_ne!(
+            other.job(7, "a".into(), Time(0), "q", class, 60).groups,
+            o.job(7, "a".into(), Time(0), "q", class, 60).groups
+        );
+    }
+
+    #[test]
+    fn overhead_comes_off_the_table_makespan_before_the_split() {
+        let mut o = KairosOptions::default();
+        o.set("overhead_s", "15").unwrap();
+        // Class 1: (85 - 15) s over one map and one reduce wave.
+        assert_eq!(o.task_ms(&TABLE_4_1[0], 15), (35_000, 35_000));
+        // Class 5: (1175 - 15) s; maps in 2 waves, reduces in 1.
+        assert_eq!(o.task_ms(&TABLE_4_1[4], 60), (290_000, 580_000));
+        for (k, v) in [("overhead_s", "85"), ("overhead_s", "-1"), ("spread", "3.5"), ("spread", "x"), ("seed", "-1")] {
+            let e = KairosOptions::default().set(k, v).unwrap_err();
+            assert!(e.contains(k), "{e}");
+        }
+        let mut d = KairosDrawOptions::new("heavy", 10, 1).unwrap();
+        d.set("spread", "0.4").unwrap();
+        d.set("spread_seed", "5").unwrap();
+        assert_eq!((d.testbed.spread, d.testbed.seed, d.seed), (0.4, 5, 1));
     }
 
     #[test]

@@ -52,12 +52,14 @@ impl WorkloadSpec {
     ///   `cloudera` or `facebook` (keys `jobs` (10000), `seed` (1),
     ///   `interarrival_s` (the profile's), `slot_mb` (1024));
     /// - `gridmix[:key=value]...` (keys `jobs` (100), `seed` (1),
-    ///   `interarrival_s` (30));
+    ///   `interarrival_s` (30), `sigma` (0.3: within-job log-normal spread of
+    ///   task times), `time_scale` (1: a factor on every task time));
     /// - `pigmix:WORKLOAD[:key=value]...` with WORKLOAD `dev`, `test` or
     ///   `prod`, the HFSP testbed's PigMix-like workloads (keys as gridmix);
     /// - `kairos-draw:MIX[:key=value]...` with MIX `heavy` or `uniform`, new
     ///   draws of the Kairos testbed workloads (keys `jobs` (100), `seed`,
-    ///   `interarrival_s`);
+    ///   `interarrival_s`, and the task-time keys of a Kairos file below,
+    ///   with `spread_seed` for its `seed`);
     /// - `sparrow[:key=value]...`, the Sparrow motivation workload (keys
     ///   `jobs` (1000), `seed` (1), `interarrival_s` (50), `short_fraction`
     ///   (0.95)).
@@ -65,7 +67,10 @@ impl WorkloadSpec {
     /// Files take `jobs=N` (keep the first N), `sort=true`, `at_once=true`
     /// (every job submitted at 0, as SLS 3.3 reads Rumen traces) and their
     /// reader's options (`SwimOptions::set`, `EagleOptions::set`,
-    /// `KairosOptions::set`). Unknown and repeated keys are errors. A
+    /// `KairosOptions::set`: `slots` (120), `map_share` (0.5),
+    /// `container_mb` (5120), and the calibration keys `spread` (0: per-task
+    /// log-normal deviation, mean 1), `seed` (1) and `overhead_s` (0: seconds
+    /// of each makespan that are not task work), see [`kairos`]). Unknown and repeated keys are errors. A
     /// generator's `jobs` is at most [`super::limits::MAX_JOBS_PER_RUN`] and
     /// its `interarrival_s` at most a year; every workload it opens is held
     /// within [`super::limits`].

@@ -344,13 +344,34 @@ impl GridMixOptions {
         }
     }
 
-    /// Sets one option by name: `jobs`, `seed`, `interarrival_s`.
+    /// Sets one option by name: `jobs`, `seed`, `interarrival_s`, and the
+    /// task-time calibration knobs (issue 20): `sigma` (0.3), the
+    /// log-normal deviation of task times within a job (0: every task of a
+    /// phase takes the class's mean), and `time_scale` (1), a factor on every
+    /// class's map and reduce means (the PigMix bins' times are our choice,
+    /// see [`PIGMIX_BINS`], so their scale is a knob to calibrate).
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let within = |lo: f64, hi: f64| {
+            value
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| (lo..=hi).contains(v))
+                .ok_or_else(|| format!("{key}: {value:?} is not a number in [{lo}, {hi}]"))
+        };
         match key {
             "jobs" => self.jobs = job_count(key, value)?,
             "seed" => self.seed = whole(key, value)?,
             "interarrival_s" => self.mean_interarrival_s = interarrival(key, value)?,
-            _ => return Err(format!("unknown key {key:?} (known: jobs, seed, interarrival_s)")),
+            "sigma" => self.sigma = within(0.0, 3.0)?,
+            "time_scale" => {
+                let f = within(0.01, 100.0)?;
+                for c in &mut self.classes {
+                    c.map_s *= f;
+                    c.reduce_s *= f;
+                }
+            }
+            _ => return Err(format!("unknown key {key:?} (known: jobs, seed, interarrival_s, sigma, time_scale)")),
         }
         Ok(())
     }
@@ -588,6 +609,36 @@ mod tests {
         assert_eq!(g1, GridMixJobs::new(GridMixOptions::new(100, 9)).collect::<Vec<_>>());
         let s1: Vec<JobSpec> = SparrowJobs::new(SparrowOptions::new(9)).collect();
         assert_eq!(s1, SparrowJobs::new(SparrowOptions::new(9)).collect::<Vec<_>>());
+    }
+
+    /// `sigma=0` gives every task of a phase its class's mean; `time_scale`
+    /// multiplies every task time of the same draw and nothing else.
+    #[test]
+    fn gridmix_sigma_and_time_scale() {
+        let draw = |opts: &[(&str, &str)]| -> Vec<JobSpec> {
+            let mut o = GridMixOptions::pigmix("test", 40, 2).unwrap();
+            for (k, v) in opts {
+                o.set(k, v).unwrap();
+            }
+            GridMixJobs::new(o).collect()
+        };
+        for j in draw(&[("sigma", "0")]) {
+            let bin = PIGMIX_BINS.iter().find(|b| j.name.contains(&format!("-{}-", b.name))).unwrap();
+            assert!(j.groups[0].durations_ms.iter().all(|d| *d == (bin.map_s * 1000.0) as u64), "{}", j.name);
+            assert!(j.groups[1].durations_ms.iter().all(|d| *d == (bin.reduce_s * 1000.0) as u64), "{}", j.name);
+        }
+        let (a, b) = (draw(&[]), draw(&[("time_scale", "2")]));
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!((x.submit, &x.name), (y.submit, &y.name));
+            for (gx, gy) in x.groups.iter().zip(&y.groups) {
+                for (dx, dy) in gx.durations_ms.iter().zip(&gy.durations_ms) {
+                    assert!(dy.abs_diff(2 * dx) <= 1, "{dx} x 2 vs {dy}");
+                }
+            }
+        }
+        let mut o = GridMixOptions::new(1, 1);
+        assert!(o.set("sigma", "-0.1").unwrap_err().contains("sigma"));
+        assert!(o.set("time_scale", "0").unwrap_err().contains("time_scale"));
     }
 
     #[test]
