@@ -146,8 +146,7 @@ impl Kairos {
                     continue;
                 };
                 let plain = ask.relax_locality || ask.locality.is_empty();
-                let known_hopeless =
-                    hopeless.iter().any(|(cap, label)| *cap == ask.capability && *label == ask.label);
+                let known_hopeless = hopeless.iter().any(|(cap, label)| *cap == ask.capability && *label == ask.label);
                 if plain && known_hopeless {
                     continue;
                 }
