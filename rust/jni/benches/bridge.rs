@@ -1,12 +1,13 @@
 //! The bridge's own cost of a `NODE_UPDATE` that changes nothing (a
 //! heartbeat, no asks, nothing decided), below JNI: the JSON step
 //! (`api::step`, decode and encode with serde) beside the binary one
-//! (`api::step_wire`), fifo with 1,000 nodes and 500 apps that ask nothing.
-//! Prints p50/p99 per step. For repeatable instruction counts run it under
+//! (`api::step_wire`), fifo (or the policy named) with 1,000 nodes and 500
+//! apps that ask nothing. Prints p50/p99 per step. For repeatable instruction counts run it under
 //! `valgrind --tool=callgrind` with a small count:
 //!
 //!   cargo bench -p sojourn-jni --bench bridge            # 200,000 steps each
 //!   cargo bench -p sojourn-jni --bench bridge -- 1000
+//!   cargo bench -p sojourn-jni --bench bridge -- 20000 hfsp
 
 use sojourn_core::{AppId, AppSpec, Event, NodeId, NodeSpec, Resources};
 use sojourn_jni::{api, wire};
@@ -16,8 +17,8 @@ fn percentile(sorted: &[u64], q: f64) -> u64 {
     sorted[((q * sorted.len() as f64) as usize).min(sorted.len() - 1)]
 }
 
-fn open() -> u64 {
-    let h = api::create("fifo", Vec::new(), Vec::new(), "{\"seed\":1}", 2).expect("fifo opens");
+fn open(policy: &str) -> u64 {
+    let h = api::create(policy, Vec::new(), Vec::new(), "{\"seed\":1}", 2).expect("the policy opens");
     let mut setup = Vec::new();
     for n in 1..=1000u32 {
         setup.push(Event::NodeAdded(NodeSpec {
@@ -55,7 +56,13 @@ fn report(what: &str, mut lat: Vec<u64>) {
 
 fn main() {
     let steps: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(200_000);
-    let h = open();
+    // cargo bench passes `--bench`; a word that is not a flag nor a count is the policy
+    let policy = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-') && a.parse::<usize>().is_err())
+        .unwrap_or_else(|| "fifo".to_string());
+    println!("policy {policy}");
+    let h = open(&policy);
     let mut lat = Vec::with_capacity(steps);
     for i in 0..steps {
         let json = format!("[{{\"type\":\"node_heartbeat\",\"node\":{}}}]", 1 + i % 1000);

@@ -58,6 +58,8 @@ pub fn build(p: &Params) -> Result<Box<dyn Policy>> {
         long_queue: p.str("long_queue")?,
         long_tasks: p.int_at_least("long_tasks", 1)? as u32,
         long: BTreeMap::new(),
+        long_apps: BTreeSet::new(),
+        zero_dim_asks: false,
         short_demand: DemandIndex::default(),
         long_demand: DemandIndex::default(),
         holding: BTreeSet::new(),
@@ -71,6 +73,13 @@ pub struct BigC {
     long_tasks: u32,
     /// Each known app's class (true: long), fixed at its first task ask.
     long: BTreeMap<AppId, bool>,
+    /// The known apps classed long (the `true` entries of `long`), so that
+    /// the long class's holdings are summed over its own apps, not all.
+    long_apps: BTreeSet<AppId>,
+    /// Whether any ask so far had zero memory or zero vcores: only such an
+    /// ask fits on a node without both free, so until one is seen a full
+    /// node ends the walk of the demand index.
+    zero_dim_asks: bool,
     short_demand: DemandIndex<(u64, u32)>,
     long_demand: DemandIndex<(u64, u32)>,
     /// Nodes holding suspended long tasks.
@@ -97,12 +106,16 @@ impl BigC {
 
     /// vcores the long class holds (running containers; suspended ones hold none).
     fn long_vcores(&self, cluster: &Cluster) -> u64 {
-        self.long
-            .iter()
-            .filter(|(_, long)| **long)
-            .filter_map(|(a, _)| cluster.app(*a))
-            .map(|a| a.allocated.vcores as u64)
-            .sum()
+        self.long_apps.iter().filter_map(|a| cluster.app(*a)).map(|a| a.allocated.vcores as u64).sum()
+    }
+
+    /// Whether no ask can fit on `node` any more: it has no memory or no
+    /// vcores free, and no ask seen so far needs none of that resource.
+    fn full(&self, cluster: &Cluster, node: NodeId) -> bool {
+        cluster.node(node).is_none_or(|n| {
+            let a = n.available();
+            (a.memory_mb == 0 && a.vcores == 0) || (!self.zero_dim_asks && (a.memory_mb == 0 || a.vcores == 0))
+        })
     }
 
     /// Suspended long containers on `node`, oldest app first.
@@ -149,13 +162,22 @@ impl BigC {
             return None;
         }
         let cluster = ctx.cluster();
-        if cluster.nodes().any(|n| need.fits_in(&n.available())) {
+        // an ask needing memory and vcores fits only where both are free
+        let room = if need.memory_mb > 0 && need.vcores > 0 {
+            cluster.nodes_with_space().filter_map(|n| cluster.node(n)).any(|n| need.fits_in(&n.available()))
+        } else {
+            cluster.nodes().any(|n| need.fits_in(&n.available()))
+        };
+        if room {
             return None; // room exists: the node's own opportunity will serve it
         }
-        let mut victims: Vec<(u64, ContainerId, NodeId)> = cluster
-            .containers()
+        let mut victims: Vec<(u64, ContainerId, NodeId)> = self
+            .long_apps
+            .iter()
+            .filter_map(|a| cluster.app(*a))
+            .flat_map(|a| a.containers.iter())
+            .filter_map(|c| cluster.container(*c))
             .filter(|c| c.state == ContainerState::Running && !c.preempting && c.phase != Phase::Am)
-            .filter(|c| self.is_long(c.app))
             .map(|c| (c.start.ms(), c.id, c.node))
             .collect();
         victims.sort_by(|a, b| b.cmp(a));
@@ -180,16 +202,35 @@ impl BigC {
         let index = if long { &self.long_demand } else { &self.short_demand };
         let mut served = Vec::new();
         for app in index.iter() {
-            let free: Vec<NodeId> = match nodes {
-                Some(ns) => ns.to_vec(),
-                None => ctx.cluster().nodes_with_space().collect(),
-            };
-            if free.is_empty() {
-                break;
-            }
-            for n in free {
-                if crate::common::fill_node_with_app(ctx, app, n) > 0 {
-                    served.push(app);
+            match nodes {
+                Some(ns) => {
+                    // once every given node is full no later app can place
+                    if ns.iter().all(|n| self.full(ctx.cluster(), *n)) {
+                        break;
+                    }
+                    for n in ns {
+                        if crate::common::fill_node_with_app(ctx, app, *n) > 0 {
+                            served.push(app);
+                        }
+                    }
+                }
+                None => {
+                    // a cursor over the nodes with space: a node loses space
+                    // only by being allocated on, so the walk meets what a
+                    // snapshot at the app's start would
+                    let Some(mut n) = ctx.cluster().next_node_with_space(NodeId(0)) else { break };
+                    loop {
+                        if crate::common::fill_node_with_app(ctx, app, n) > 0 {
+                            served.push(app);
+                        }
+                        if ctx.cluster().app(app).is_none_or(|a| a.pending_containers == 0) {
+                            break;
+                        }
+                        match n.0.checked_add(1).and_then(|m| ctx.cluster().next_node_with_space(NodeId(m))) {
+                            Some(m) => n = m,
+                            None => break,
+                        }
+                    }
                 }
             }
         }
@@ -206,7 +247,10 @@ impl BigC {
         // over its share; one failed shape is not retried this round
         let mut hopeless: Vec<Resources> = Vec::new();
         let total = ctx.cluster().total().vcores as f64;
-        let long_over = self.long_vcores(ctx.cluster()) as f64 > (1.0 - self.short_share) * total;
+        // only waiting short apps may preempt: the long class's holdings
+        // are summed only when some wait
+        let long_over =
+            !self.short_demand.is_empty() && self.long_vcores(ctx.cluster()) as f64 > (1.0 - self.short_share) * total;
         let waiting = if long_over { self.short_demand.in_order() } else { Vec::new() };
         for app in waiting {
             while let Some(a) = ctx.cluster().app(app) {
@@ -261,16 +305,25 @@ impl Policy for BigC {
                 }
             }
         }
+        if let Event::AsksUpdated { asks, .. } = event {
+            if asks.iter().any(|a| a.count > 0 && (a.capability.memory_mb == 0 || a.capability.vcores == 0)) {
+                self.zero_dim_asks = true;
+            }
+        }
         let Some(app) = app else { return };
         if !self.long.contains_key(&app) {
             if let Some(long) = ctx.cluster().app(app).and_then(|a| self.classify(a)) {
                 self.long.insert(app, long);
+                if long {
+                    self.long_apps.insert(app);
+                }
             }
         }
         if let Event::AppRemoved { .. } = event {
             self.short_demand.observe(ctx.cluster(), event, fifo_key);
             self.long_demand.observe(ctx.cluster(), event, fifo_key);
             self.long.remove(&app);
+            self.long_apps.remove(&app);
         } else if self.is_long(app) {
             self.long_demand.observe(ctx.cluster(), event, fifo_key);
         } else {

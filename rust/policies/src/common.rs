@@ -68,6 +68,16 @@ impl<K: Ord + Copy> DemandIndex<K> {
         self.ordered.iter().map(|(_, a)| *a)
     }
 
+    /// The app after `after` in order (the first when `None`), with its key:
+    /// a cursor for a policy that changes the index as it walks it (taking
+    /// the current app out keeps the cursor's place).
+    pub fn next_after(&self, after: Option<(K, AppId)>) -> Option<(K, AppId)> {
+        match after {
+            None => self.ordered.first().copied(),
+            Some(k) => self.ordered.range((std::ops::Bound::Excluded(k), std::ops::Bound::Unbounded)).next().copied(),
+        }
+    }
+
     /// The first app in order.
     pub fn first(&self) -> Option<AppId> {
         self.ordered.first().map(|(_, a)| *a)

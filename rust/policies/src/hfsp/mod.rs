@@ -244,6 +244,11 @@ pub struct Hfsp {
     pub(crate) history: [(f64, u64); 2],
     seq: u64,
     nodes_dirty: bool,
+    /// Apps that may have an AM ask outstanding: every app whose asks came
+    /// or came back since (an ask only appears with `AsksUpdated` or a
+    /// rejected allocation); a heartbeat drops those with none. So AM
+    /// placement looks at these, not at every app in the cluster.
+    pub(crate) am_apps: BTreeSet<AppId>,
     timers: TimerTable<Timer>,
 }
 
@@ -295,6 +300,7 @@ impl Hfsp {
             history: [(0.0, 0), (0.0, 0)],
             seq: 0,
             nodes_dirty: true,
+            am_apps: BTreeSet::new(),
             timers: TimerTable::new(),
         }
     }
@@ -415,6 +421,12 @@ impl Policy for Hfsp {
     }
 
     fn on_event(&mut self, ctx: &mut Ctx<'_>, event: &Event) {
+        match event {
+            Event::AsksUpdated { app, .. } | Event::Rejected { decision: Decision::Allocate { app, .. }, .. } => {
+                self.am_apps.insert(*app);
+            }
+            _ => {}
+        }
         if let Event::ContainerProgress { container, .. } = event {
             let key = self.containers.get(container).filter(|ci| ci.training).map(|ci| ci.key);
             if let Some(p) = key.and_then(|k| self.phases.get_mut(&k)) {

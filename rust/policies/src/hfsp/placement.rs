@@ -177,20 +177,32 @@ impl Hfsp {
 
     pub(super) fn heartbeat(&mut self, ctx: &mut Ctx<'_>, node: NodeId) {
         // AM containers first, in submission order (§7.2).
-        let ams: Vec<(Time, AppId, sojourn_core::Priority)> = ctx
-            .cluster()
-            .apps()
-            .filter(|a| a.pending_containers > 0)
-            .flat_map(|a| {
-                a.outstanding_asks()
-                    .filter(|s| s.ask.phase == Phase::Am)
-                    .map(move |s| (a.submit, a.id(), s.ask.priority))
-            })
-            .collect();
-        let mut ams = ams;
+        let mut ams: Vec<(Time, AppId, sojourn_core::Priority)> = Vec::new();
+        let mut settled = Vec::new();
+        for &app in &self.am_apps {
+            let before = ams.len();
+            if let Some(a) = ctx.cluster().app(app).filter(|a| a.pending_containers > 0) {
+                let outstanding = a.outstanding_asks().filter(|s| s.ask.phase == Phase::Am);
+                ams.extend(outstanding.map(|s| (a.submit, a.id(), s.ask.priority)));
+            }
+            if ams.len() == before {
+                settled.push(app);
+            }
+        }
+        for app in settled {
+            self.am_apps.remove(&app);
+        }
         ams.sort();
         for (_, app, prio) in ams {
             while ctx.cluster().can_allocate(app, prio, node).is_ok() && ctx.allocate(app, prio, node).is_ok() {}
+        }
+        if !crate::common::node_has_room(ctx.cluster(), node) {
+            // Nothing below can place on a full node (each placement step
+            // checks for room first, without side effects), so the order,
+            // which sorts every phase, is not worked out; suspended work
+            // may still resume on the node's free vcores.
+            preempt::resume_pass(self, ctx, Some(node));
+            return;
         }
         // Tiny phases outrank training (size 0).
         let order = self.order();

@@ -495,7 +495,9 @@ pub fn resume_pass(h: &mut Hfsp, ctx: &mut Ctx<'_>, only: Option<NodeId>) {
         }
     };
     if only.is_none() {
-        for a in ctx.cluster().apps() {
+        // in app id order, as the cluster's apps; an app with an AM ask
+        // outstanding is always among `am_apps`
+        for a in h.am_apps.iter().filter_map(|a| ctx.cluster().app(*a)) {
             for s in a.outstanding_asks().filter(|s| s.ask.phase == Phase::Am) {
                 add(0, s.ask.capability);
             }

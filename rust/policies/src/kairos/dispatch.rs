@@ -124,24 +124,33 @@ impl Kairos {
         // Asks (capability, label) no open node could take: placing only
         // uses memory up, so they stay unplaceable for the rest of the round.
         let mut hopeless: Vec<(sojourn_core::Resources, Option<String>)> = Vec::new();
-        for app in self.queue.in_order() {
-            let prios: Vec<Priority> = match ctx.cluster().app(app) {
-                Some(a) => a.outstanding_asks().map(|s| s.ask.priority).collect(),
-                None => continue,
-            };
-            for prio in prios {
+        // The queue and each app's asks are walked with cursors, not copied:
+        // a round only takes the current app out of the queue and changes
+        // only the ask it places, so the walk meets what a snapshot would
+        // (the queue is long when the cluster is full, and every scheduling
+        // opportunity walks it).
+        let mut at_app = None;
+        while let Some((key, app)) = self.queue.next_after(at_app) {
+            at_app = Some((key, app));
+            if ctx.cluster().app(app).is_none() {
+                continue;
+            }
+            let mut at_prio = None;
+            while let Some(prio) = ctx.cluster().app(app).and_then(|a| a.next_outstanding_priority(at_prio)) {
+                at_prio = Some(prio);
                 if full {
                     break;
                 }
                 let am = is_am(ctx.cluster(), app, prio);
-                let shape = ctx.cluster().app(app).and_then(|a| a.asks.get(&prio)).map(|s| {
-                    let plain = s.ask.relax_locality || s.ask.locality.is_empty();
-                    (plain, (s.ask.capability, s.ask.label.clone()))
-                });
-                let Some((plain, shape)) = shape else { continue };
-                if plain && hopeless.contains(&shape) {
+                let Some(ask) = ctx.cluster().app(app).and_then(|a| a.asks.get(&prio)).map(|s| &s.ask) else {
+                    continue;
+                };
+                let plain = ask.relax_locality || ask.locality.is_empty();
+                let known_hopeless = hopeless.iter().any(|(cap, label)| *cap == ask.capability && *label == ask.label);
+                if plain && known_hopeless {
                     continue;
                 }
+                let shape = (ask.capability, ask.label.clone());
                 // The node last placed on and its key then: every node before
                 // that key could not take this ask, and placing changed only
                 // that node, so the next search starts there (the node itself
