@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Pigeon vs Sparrow and Hawk in the simulator (results in
+# Pigeon vs Eagle, Sparrow and Hawk in the simulator (results in
 # integration/results/pigeon.md): YH2_sub.tr (3,363 jobs of the Yahoo trace)
 # on one-slot nodes, short/long by the Yahoo cutoff (90.5811 s), at three
-# cluster sizes; then Pigeon's W sweep (20, 5, inf), reservation and group
+# cluster sizes; the Google-like generator (GJOBS jobs, seed 1, Google cutoff
+# 1129.532 s and reservations, pigeon 9 %, eagle 17 %) at GSIZES; then Pigeon's W sweep (20, 5, inf), reservation and group
 # sizes at 4,000 workers; the paper's percentile slowdown (p-th response
 # over p-th ideal, pigeon.md §3.4) beside the per-job slowdown percentiles.
 # Prints markdown tables.
@@ -11,8 +12,13 @@ cd "$(dirname "$0")/../.."
 traces=${TRACES:-../shared/traces}
 out=${OUT:-/tmp/sojourn-pigeon}
 sizes=${SIZES:-4000 4500 6000}
-cargo build -q --release -p sojourn-sim
-sojourn=${CARGO_TARGET_DIR:-target}/release/sojourn
+gsizes=${GSIZES:-20000 26000 32000 42500}
+gjobs=${GJOBS:-10000}
+# SOJOURN=path: an already built binary (skips the build)
+if [ -z "${SOJOURN:-}" ]; then
+  cargo build -q --release -p sojourn-sim
+fi
+sojourn=${SOJOURN:-${CARGO_TARGET_DIR:-target}/release/sojourn}
 rm -rf "$out"; mkdir -p "$out"
 common="--workload $traces/eagle/YH2_sub.tr --node-vcores 1 --node-memory-mb 3072 --classes cutoff:90581ms -q --no-wall-clock"
 
@@ -33,12 +39,26 @@ header() {
 }
 
 for n in $sizes; do
-  $sojourn compare --policies pigeon,sparrow,hawk --baseline pigeon --nodes "$n" $common --out "$out/cmp-$n" > "$out/cmp-$n.txt"
+  $sojourn compare --policies pigeon,eagle,sparrow,hawk --baseline pigeon --nodes "$n" $common --out "$out/cmp-$n" > "$out/cmp-$n.txt"
   load=$(awk '/offered load/ {print $3}' "$out/cmp-$n.txt")
-  echo "## $n workers (offered load $load)"
+  echo "## YH2_sub, $n workers (offered load $load)"
   echo
   header policy
-  for p in pigeon sparrow hawk; do row "$p" "$out/cmp-$n/summary.csv" "$p"; done
+  for p in pigeon eagle sparrow hawk; do row "$p" "$out/cmp-$n/summary.csv" "$p"; done
+  echo
+done
+
+# Google-like: pigeon and eagle take the Google cutoff and reservation
+# (trace=google), the report's classes the same cutoff.
+gcommon="--workload synthetic:google:jobs=$gjobs:seed=1 --node-vcores 1 --node-memory-mb 3072 --classes cutoff:1129532ms -q --no-wall-clock"
+for n in $gsizes; do
+  $sojourn compare --policies pigeon,eagle,sparrow --baseline pigeon --nodes "$n" $gcommon \
+    -p pigeon.trace=google -p eagle.trace=google --out "$out/gcmp-$n" > "$out/gcmp-$n.txt"
+  load=$(awk '/offered load/ {print $3}' "$out/gcmp-$n.txt")
+  echo "## Google-like ($gjobs jobs), $n workers (offered load $load)"
+  echo
+  header policy
+  for p in pigeon eagle sparrow; do row "$p" "$out/gcmp-$n/summary.csv" "$p"; done
   echo
 done
 

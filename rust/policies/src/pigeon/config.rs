@@ -54,10 +54,16 @@ pub const PARAMS: &[ParamSpec] = &[
         "share of the workers YARN's AM containers may hold, running or on their way (maxAMShare): beyond it a job's AM waits at its distributor, so AMs cannot fill the workers and starve their own tasks (the paper has no AMs)",
     ),
     ParamSpec::new(
+        "short_queues",
+        ParamKind::Str,
+        "",
+        "the short/long bit inside the RM (pigeon.md §6.2), where asks carry no estimate: comma-separated queues (leaf names or full paths, e.g. short or root.short) whose apps' task asks are short; the task asks of apps in any other queue are long. Empty: every ask without an estimate takes unknown_estimate. AM asks always take unknown_estimate",
+    ),
+    ParamSpec::new(
         "unknown_estimate",
         ParamKind::Choice(&["short", "long"]),
         "short",
-        "the class of an ask without est_task_ms (AMs, hosts without estimates)",
+        "the class of an ask without est_task_ms: AMs, and every task ask when short_queues is empty",
     ),
 ];
 
@@ -88,6 +94,9 @@ pub struct Config {
     pub delay_us: u64,
     pub unknown_is_long: bool,
     pub max_am_share: f64,
+    /// Queues whose apps are short (§6.2's short/long bit): leaf names or
+    /// full paths.
+    pub short_queues: Vec<String>,
 }
 
 /// Cutoff (s) and reservation (%) per trace (pigeon.md §1.5, §1.6).
@@ -146,6 +155,31 @@ impl Config {
             delay_us: delay_us as u64,
             unknown_is_long: p.str("unknown_estimate")? == "long",
             max_am_share: p.float_in("max_am_share", 0.0, 1.0)?,
+            short_queues: parse_queues(&p.str("short_queues")?)?,
         })
     }
+
+    /// Whether an app in `queue` (as submitted, a leaf or a full path) is
+    /// short: the queue is listed, or its leaf is, or its path ends with a
+    /// listed path.
+    pub fn is_short_queue(&self, queue: &str) -> bool {
+        self.short_queues.iter().any(|q| {
+            queue == q
+                || queue.strip_suffix(q.as_str()).is_some_and(|head| head.ends_with('.'))
+                || q.strip_suffix(queue).is_some_and(|head| head.ends_with('.') && !queue.contains('.'))
+        })
+    }
+}
+
+/// `short_queues`: comma-separated queue names; empty entries are
+/// ignored, a name with spaces or an empty path element is refused.
+fn parse_queues(s: &str) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for q in s.split(',').map(str::trim).filter(|q| !q.is_empty()) {
+        if q.contains(char::is_whitespace) || q.split('.').any(str::is_empty) {
+            return Err(CoreError::Config(format!("parameter 'short_queues': '{q}' is not a queue name or path")));
+        }
+        out.push(q.to_string());
+    }
+    Ok(out)
 }

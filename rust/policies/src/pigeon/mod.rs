@@ -15,13 +15,22 @@
 //! - **Worker**: one vcore of a node (`--node-vcores 1`: a node is a
 //!   worker). Workers are numbered by (node id, slot); a container that
 //!   completes frees the worker it was given to.
-//! - **Groups**: the workers in that order, cut into N_g = round(N/N_w)
-//!   contiguous groups whose sizes differ by at most one (A5); the first
-//!   R = round(pct · size) workers of each group are reserved (A3, the
-//!   authors' simulator). When nodes come or go the layout is recomputed:
-//!   idle workers join their new group's lists, queued tasks are dealt
-//!   round-robin to the new masters, a batch in flight to master g goes to
-//!   g mod N_g.
+//! - **Groups**: partitions of NodeManagers, rack-aligned (§6.2). Nodes are
+//!   taken in (rack, node id) order and their workers cut into N_g =
+//!   round(N/N_w) runs whose sizes differ by at most one (A5); a node joins
+//!   the group that holds its first worker, so a node is never split and a
+//!   group spans as few racks as its size allows (one rack, e.g.
+//!   `/default-rack`: node order; one-slot nodes: exactly the equal cuts).
+//!   A cut that no node starts in (nodes wider than N_w) is dropped, so
+//!   every master has workers. R = round(pct · group size) workers of each
+//!   group are reserved (A3, fixed as in the authors' simulator): slot 0 of
+//!   the group's first nodes, then slot 1, ..., spread over its nodes (the
+//!   group's first R workers when nodes have one slot). When nodes come or
+//!   go the layout is recomputed: idle workers join their new group's lists,
+//!   queued tasks are dealt round-robin to the new masters, a batch in
+//!   flight to master g goes to g mod N_g.
+//! - **Masters** are per-group state in the policy (HTQ, LTQ, LIW, HIW, the
+//!   WFQ counter): no process, no slot (A6).
 //! - **Tasks**: an ask (app, priority) of `count` containers is `count`
 //!   tasks of the job; the class is the ask's `est_task_ms` (the trace's
 //!   mean task duration) against the cutoff, short iff ≤ (§1.6, A7). When an
@@ -48,6 +57,16 @@
 //!   queue and the worker waits, off the idle lists, for a change on its
 //!   node (a container ends, a heartbeat, a capacity update).
 //!
+//! - **The short/long bit inside the RM** (§6.2): YARN gives no task
+//!   estimate, so the bit is the app's queue: with `short_queues` set (the
+//!   shipped `hadoop-conf/sojourn-pigeon.xml`: `short`), a task ask of an
+//!   app in a listed queue (leaf name or path) is short and one of any
+//!   other queue long; AM asks take `unknown_estimate` (short). The queue
+//!   was chosen over application tags (the shim does not pass them to the
+//!   core) and the app priority (capped at 0 unless the cluster raises
+//!   `yarn.cluster.max-application-priority`, and meant for ordering): a
+//!   queue is set per job (`mapreduce.job.queuename`), ACL-controlled, and
+//!   shown in the RM UI. An ask with an estimate keeps the cutoff rule.
 //! - YARN's AMs (the paper has none): an AM ask is a short task (no
 //!   estimate) placed like any other, but AM tasks live or running may be
 //!   at most `max_am_share` of the workers; beyond it a job's AM waits at
@@ -62,10 +81,10 @@
 //! - A2 split: a fresh choice per ask growth with the core's seeded `Rng`:
 //!   every master gets ⌊k/N_g⌋, then k mod N_g distinct masters drawn
 //!   uniformly get one more.
-//! - A3 reserved workers: fixed identities (the group's first R); the
+//! - A3 reserved workers: fixed identities (spread over the group's nodes, see Groups); the
 //!   floating variant is not implemented.
 //! - A4 idle workers are taken FIFO (least recently idle).
-//! - A5 N not a multiple of N_w: groups of ⌊N/N_g⌋ or ⌈N/N_g⌉ workers, the
+//! - A5 N not a multiple of N_w: groups of ⌊N/N_g⌋ or ⌈N/N_g⌉ workers (one-slot nodes; whole nodes otherwise), the
 //!   split uniform over masters (not weighted by size).
 //! - A7 class from the trace's mean task duration, ≤ cutoff is short (both
 //!   simulators); the report's `--classes cutoff:…` uses the same rule.
@@ -230,10 +249,16 @@ impl Pigeon {
         }
     }
 
-    /// §1.6: short iff the estimate is at most the cutoff.
-    fn is_long(&self, ask: &Ask) -> bool {
+    /// §1.6: short iff the estimate is at most the cutoff. Without an
+    /// estimate (inside the RM), §6.2's short/long bit is the app's queue
+    /// when `short_queues` is set: a task ask of an app in one of them is
+    /// short, of any other app long; AMs keep `unknown_estimate`.
+    fn is_long(&self, cluster: &Cluster, app: AppId, ask: &Ask) -> bool {
         match ask.est_task_ms {
             Some(ms) => ms.saturating_mul(1000) > self.cfg.cutoff_us,
+            None if ask.phase != sojourn_core::Phase::Am && !self.cfg.short_queues.is_empty() => {
+                !cluster.app(app).is_some_and(|a| self.cfg.is_short_queue(a.queue()))
+            }
             None => self.cfg.unknown_is_long,
         }
     }
@@ -260,27 +285,63 @@ impl Pigeon {
             queued.extend(m.htq.drain(..));
             queued.extend(m.ltq.drain(..));
         }
+        // §6.2: groups are partitions of NodeManagers, rack-aligned: nodes
+        // in (rack, node) order, so a group spans as few racks as its size
+        // allows (with one rack, e.g. `/default-rack`, node order).
+        let mut order: Vec<(u32, NodeId)> =
+            self.nodes.keys().map(|id| (ctx.cluster().node(*id).map_or(u32::MAX, |n| n.rack), *id)).collect();
+        order.sort_unstable();
         let mut keys = Vec::new();
-        for (id, info) in self.nodes.iter_mut() {
+        for (_, id) in &order {
             let slots = ctx.cluster().node(*id).map_or(0, |n| n.capacity.vcores.max(1));
-            info.first = keys.len();
-            info.slots = slots;
+            if let Some(info) = self.nodes.get_mut(id) {
+                info.first = keys.len();
+                info.slots = slots;
+            }
             keys.extend((0..slots).map(|slot| WorkerKey { node: *id, slot }));
         }
         let n = keys.len();
         let n_w = self.cfg.workers_per_group.max(1) as usize;
-        let groups = if n == 0 { 0 } else { ((n as f64 / n_w as f64).round() as usize).clamp(1, n) };
+        let target = if n == 0 { 0 } else { ((n as f64 / n_w as f64).round() as usize).clamp(1, n) };
+        // A node joins the group (of the N_g equal cuts of the workers, A5)
+        // that holds its first worker: cuts fall between nodes, never inside
+        // one; a cut no node starts in (nodes wider than a group) is dropped,
+        // so no master is left without workers.
+        let mut bounds: Vec<(usize, usize)> = Vec::with_capacity(target);
+        let mut cut = 0;
+        for (_, id) in &order {
+            let Some(info) = self.nodes.get(id) else { continue };
+            if info.slots == 0 {
+                continue;
+            }
+            let first = info.first;
+            let starts_new = bounds.is_empty() || (cut + 1 < target && (cut + 1) * n / target <= first);
+            while cut + 1 < target && (cut + 1) * n / target <= first {
+                cut += 1;
+            }
+            if starts_new {
+                bounds.push((first, first));
+            }
+            if let Some(b) = bounds.last_mut() {
+                b.1 = first + info.slots as usize;
+            }
+        }
+        let groups = bounds.len();
         self.masters = (0..groups).map(|_| Master::default()).collect();
         self.workers = Vec::with_capacity(n);
-        for g in 0..groups {
-            let (lo, hi) = (g * n / groups, (g + 1) * n / groups);
-            let reserved = ((self.cfg.reserved_pct / 100.0) * (hi - lo) as f64).round() as usize;
+        for (g, &(lo, hi)) in bounds.iter().enumerate() {
+            let r = ((self.cfg.reserved_pct / 100.0) * (hi - lo) as f64).round() as usize;
+            // reserved slots spread over the group's nodes: slot 0 of its
+            // first nodes, then slot 1, ... (one-slot nodes: the first R, A3)
+            let mut by_slot: Vec<usize> = (lo..hi).collect();
+            by_slot.sort_by_key(|&i| (keys[i].slot, i));
+            let reserved: BTreeSet<usize> = by_slot.into_iter().take(r).collect();
             for (i, key) in keys[lo..hi].iter().enumerate() {
                 let state = match old.get(key) {
                     None | Some(WState::Idle) | Some(WState::Blocked) => WState::Idle,
                     Some(s) => *s,
                 };
-                let w = Worker { key: *key, group: g, reserved: i < reserved, state };
+                let w = Worker { key: *key, group: g, reserved: reserved.contains(&(lo + i)), state };
                 if state == WState::Idle {
                     let m = &mut self.masters[g];
                     if w.reserved {
@@ -671,7 +732,7 @@ impl Policy for Pigeon {
             Event::AsksUpdated { app, asks } => {
                 for ask in asks {
                     let req = (*app, ask.priority);
-                    let long = self.is_long(ask);
+                    let long = self.is_long(ctx.cluster(), *app, ask);
                     let am = ask.phase == sojourn_core::Phase::Am;
                     self.reqs.entry(req).or_insert(ReqState { long, am, live: 0 });
                     self.trim(ctx.cluster(), req);

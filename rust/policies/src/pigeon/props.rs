@@ -10,6 +10,9 @@
 //!   gone) no queue, timer or idle notice holds anything and every worker
 //!   is on its master's idle lists;
 //! - reserved workers run no long task;
+//! - the layout (§6.2): nodes on two racks, of one or two slots; groups are
+//!   runs of whole nodes in (rack, node) order, no master without workers,
+//!   each group's reserved count is round(pct · size);
 //! - the same seed gives the same decisions.
 
 use super::{Pigeon, WState};
@@ -58,18 +61,50 @@ fn check(d: &Driver, kv: &[(&str, &str)], step: &[Decision], fixed: bool) -> Res
     Ok(())
 }
 
+/// §6.2's layout: workers in (rack, node, slot) order; each group a
+/// non-empty run of them; a node's workers in one group; round(pct · size)
+/// reserved per group.
+fn check_layout(d: &Driver, kv: &[(&str, &str)]) -> Result<(), TestCaseError> {
+    let p = pigeon(d);
+    let pct: f64 = kv.iter().find(|(k, _)| *k == "reserved_pct").map_or(2.0, |(_, v)| v.parse().unwrap_or(2.0));
+    let key = |i: usize| {
+        let w = p.workers[i].key;
+        (d.cluster().node(w.node).map_or(u32::MAX, |n| n.rack), w.node, w.slot)
+    };
+    for i in 1..p.workers.len() {
+        // (a node removed since the layout has no rack: skip its pairs)
+        let (a, b) = (key(i - 1), key(i));
+        if a.0 != u32::MAX && b.0 != u32::MAX {
+            prop_assert!(a < b, "{kv:?}: workers out of (rack, node, slot) order: {a:?} before {b:?}");
+        }
+        let (ga, gb) = (p.workers[i - 1].group, p.workers[i].group);
+        prop_assert!(gb == ga || gb == ga + 1, "{kv:?}: group {gb} after {ga}: not a run");
+        if p.workers[i - 1].key.node == p.workers[i].key.node {
+            prop_assert_eq!(ga, gb, "{:?}: node {:?} split over groups", kv, p.workers[i].key.node);
+        }
+    }
+    for g in 0..p.masters.len() {
+        let members: Vec<_> = p.workers.iter().filter(|w| w.group == g).collect();
+        prop_assert!(!members.is_empty(), "{kv:?}: master {g} has no worker");
+        let want = ((pct / 100.0) * members.len() as f64).round() as usize;
+        prop_assert_eq!(members.iter().filter(|w| w.reserved).count(), want, "{:?}: reserved in group {}", kv, g);
+    }
+    Ok(())
+}
+
 fn run_and_drain(
     kv: &[(&str, &str)],
     seed: u64,
     nodes: &[(u8, u8)],
     ops: &[Op],
 ) -> Result<Vec<Decision>, TestCaseError> {
-    let setup = Setup { unit: true, seed, ..Setup::default() };
+    let setup = Setup { unit: true, seed, racks: 2, ..Setup::default() };
     let mut d = Driver::new("pigeon", policy(kv), &setup, nodes)?;
     let fixed = !ops.iter().any(|op| matches!(op, Op::RemoveNode { .. }));
     for op in ops {
         let first = d.apply(op)?;
         check(&d, kv, &d.log()[first..], fixed)?;
+        check_layout(&d, kv)?;
     }
     for _ in 0..20_000 {
         let running = d.cluster().containers().count();

@@ -5,7 +5,7 @@
 use super::config::{Weight, WfqMode};
 use super::master::{Master, Served, Task};
 use super::{split_with, Pigeon};
-use crate::test_support::{allocations, config_error, finish, node, tick};
+use crate::test_support::{allocations, config_error, finish, node, node_in_rack, tick};
 use sojourn_core::{
     AppId, AppSpec, Ask, ContainerId, CoreConfig, Decision, Event, Harness, Phase, Priority, Resources, Rng, Time,
 };
@@ -382,4 +382,98 @@ fn ams_hold_at_most_their_share_of_the_workers() {
     assert_eq!(map.iter().map(|a| a.0).collect::<Vec<_>>(), vec![1], "app 1's map");
     let ds = finish(&mut c, 10, am1[0].1);
     assert_eq!(allocations(&ds).iter().map(|a| a.0).collect::<Vec<_>>(), vec![2], "app 2's AM once app 1's ended");
+}
+
+/// §6.2: groups are partitions of NodeManagers, rack-aligned. Six one-slot
+/// nodes registered alternately in racks /a and /b (n0 /a, n1 /b, ...),
+/// groups of 3: one group is n0, n2, n4 (/a) and the other n1, n3, n5 (/b),
+/// not the registration order's n0–n2 and n3–n5. With one rack (the
+/// default-rack case) the groups follow node ids.
+#[test]
+fn groups_are_rack_aligned_partitions_of_nodes() {
+    let kv = [("network_delay_us", "0"), ("reserved_pct", "0"), ("workers_per_group", "3")];
+    let groups_of = |racks: [&str; 2]| {
+        let given: BTreeMap<String, String> = kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let mut c = Harness::new(crate::build("pigeon", &given).expect("valid"), CoreConfig::default());
+        for i in 0..6 {
+            node_in_rack(&mut c, i, racks[i as usize % 2], 1024, 1);
+        }
+        job(&mut c, 0, 1, 6, 1_000);
+        c.drain_decisions();
+        let h = c.policy_as::<Pigeon>().expect("pigeon");
+        let mut g: Vec<Vec<u32>> = vec![Vec::new(); h.masters.len()];
+        for w in &h.workers {
+            g[w.group].push(w.key.node.0);
+        }
+        g.iter_mut().for_each(|x| x.sort());
+        g.sort();
+        g
+    };
+    assert_eq!(groups_of(["/a", "/b"]), vec![vec![0, 2, 4], vec![1, 3, 5]]);
+    assert_eq!(groups_of(["/default-rack", "/default-rack"]), vec![vec![0, 1, 2], vec![3, 4, 5]]);
+}
+
+/// §6.2 on multi-slot NodeManagers: a node's slots are never split over
+/// groups, and a group's reserved slots are spread over its nodes. Four
+/// nodes of 4 vcores (16 workers), N_w = 8: two groups of two nodes each;
+/// 25 % reserved = 2 slots per group, slot 0 of each of its two nodes.
+#[test]
+fn a_node_is_in_one_group_and_reserved_slots_spread_over_nodes() {
+    let given: BTreeMap<String, String> =
+        [("network_delay_us", "0"), ("reserved_pct", "25"), ("workers_per_group", "8")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+    let mut c = Harness::new(crate::build("pigeon", &given).expect("valid"), CoreConfig::default());
+    for i in 0..4 {
+        node(&mut c, i, 4096, 4);
+    }
+    job(&mut c, 0, 1, 1, 1_000);
+    c.drain_decisions();
+    let h = c.policy_as::<Pigeon>().expect("pigeon");
+    assert_eq!(h.masters.len(), 2);
+    for w in &h.workers {
+        assert_eq!(w.group, w.key.node.0 as usize / 2, "node {} whole in one group", w.key.node.0);
+        assert_eq!(w.reserved, w.key.slot == 0, "worker {:?}", w.key);
+    }
+    // one node of 4 slots with N_w = 1: the cuts inside the node are
+    // dropped, one group holds it (no master without workers)
+    let mut c = cluster(0, &[("network_delay_us", "0"), ("workers_per_group", "1")], 0);
+    node(&mut c, 0, 4096, 4);
+    job(&mut c, 0, 1, 4, 1_000);
+    assert_eq!(placed(&c.drain_decisions()).len(), 4, "every task of the job runs");
+    assert_eq!(c.policy_as::<Pigeon>().expect("pigeon").masters.len(), 1);
+}
+
+/// §6.2's short/long bit inside the RM, where asks carry no estimate:
+/// with `short_queues=short`, task asks of apps in queue `short` (leaf or
+/// full path `root.short`) are short, those of any other queue long; an
+/// AM ask keeps `unknown_estimate` (short); a trace's estimate still wins.
+#[test]
+fn the_short_long_bit_from_the_queue() {
+    let kv = [("network_delay_us", "0"), ("reserved_pct", "0"), ("workers_per_group", "1"), ("short_queues", "short")];
+    let mut c = cluster(0, &kv, 0);
+    let app = |c: &mut Harness, id: u32, queue: &str, phase: Phase, est: Option<u64>| {
+        c.handle(Time(0), Event::AppAdded(AppSpec::new(AppId(id), queue, "u"))).expect("app");
+        let prio = if phase == Phase::Am { Priority::AM } else { Priority::MAP };
+        let mut ask = Ask::new(prio, Resources::new(1024, 1), 1, phase);
+        ask.est_task_ms = est;
+        c.handle(Time(0), Event::AsksUpdated { app: AppId(id), asks: vec![ask] }).expect("ask");
+    };
+    app(&mut c, 1, "root.short", Phase::Map, None);
+    app(&mut c, 2, "short", Phase::Map, None);
+    app(&mut c, 3, "root.default", Phase::Map, None);
+    app(&mut c, 4, "root.default", Phase::Am, None);
+    app(&mut c, 5, "root.default", Phase::Map, Some(1_000));
+    app(&mut c, 6, "root.shorter", Phase::Map, None);
+    let h = c.policy_as::<Pigeon>().expect("pigeon");
+    let long = |id: u32, prio: Priority| h.reqs[&(AppId(id), prio)].long;
+    assert!(!long(1, Priority::MAP) && !long(2, Priority::MAP), "queue short, by path and by leaf");
+    assert!(long(3, Priority::MAP), "any other queue is long");
+    assert!(!long(4, Priority::AM), "an AM keeps unknown_estimate");
+    assert!(!long(5, Priority::MAP), "an estimate wins over the queue");
+    assert!(long(6, Priority::MAP), "a leaf that only starts with the name is another queue");
+    assert!(config_error("pigeon", &[("short_queues", "root..short")]).contains("short_queues"));
+    assert!(config_error("pigeon", &[("short_queues", "a b")]).contains("short_queues"));
+    assert!(config_error("pigeon", &[("short_queues", "short, root.interactive")]).is_empty());
 }

@@ -1,0 +1,130 @@
+package org.sojourn.yarn;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerState;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
+import org.junit.Test;
+
+/**
+ * Pigeon inside a real ResourceManager (MockRM; shared/research/pigeon.md
+ * §6.2): two NodeManagers of 8 vcores, groups of 8 (one per node), half of
+ * each group's slots reserved for short tasks, the short/long bit from the
+ * queue (short_queues=short). A very wide long job (100 tasks, in
+ * `default`) takes the unreserved slots and keeps most of its asks pending;
+ * two short jobs submitted after it (AM + 2 tasks each, in `short`) still
+ * get all their containers and finish while it waits. Without the bit
+ * every task is short, the wide job's tasks fill the reserved slots too and
+ * wait ahead of the short jobs' AMs at the masters: those get nothing.
+ */
+public class PigeonInRmTest extends SojournTestBase {
+  private static final int WIDE = 100;
+
+  private MockNM nm1;
+  private MockNM nm2;
+
+  private YarnConfiguration pigeon(boolean shortBit) {
+    YarnConfiguration conf = conf();
+    conf.set("yarn.scheduler.sojourn.policy", "pigeon");
+    conf.set("yarn.scheduler.sojourn.queue.root.queues", "default,short");
+    if (shortBit) {
+      conf.set("yarn.scheduler.sojourn.pigeon.short_queues", "short");
+    }
+    conf.set("yarn.scheduler.sojourn.pigeon.workers_per_group", "8");
+    conf.set("yarn.scheduler.sojourn.pigeon.reserved_pct", "50");
+    conf.set("yarn.scheduler.sojourn.pigeon.network_delay_us", "0");
+    return conf;
+  }
+
+  private void heartbeatBoth() throws Exception {
+    nm1.nodeHeartbeat(true);
+    nm2.nodeHeartbeat(true);
+    rm.drainEvents();
+  }
+
+  private MockNM nmOf(NodeId node) {
+    return node.equals(nm1.getNodeId()) ? nm1 : nm2;
+  }
+
+  /** The wide job: its AM, then WIDE containers asked; returns what it got. */
+  private List<Container> startWide(MockAM[] amOut) throws Exception {
+    nm1 = rm.registerNode("127.0.0.1:1234", 8 * GB, 8);
+    nm2 = rm.registerNode("127.0.0.2:1234", 8 * GB, 8);
+    heartbeatBoth();
+    RMApp wide = submit(GB, "default", "alice");
+    MockAM am = MockRM.launchAndRegisterAM(wide, rm, nm1);
+    amOut[0] = am;
+    am.addRequests(new String[] {"*"}, GB, 1, WIDE);
+    List<Container> got = new ArrayList<>(am.schedule().getAllocatedContainers());
+    for (int i = 0; i < 5; i++) {
+      heartbeatBoth();
+      got.addAll(am.schedule().getAllocatedContainers());
+    }
+    return got;
+  }
+
+  @Test(timeout = 90000)
+  public void shortJobsBehindAVeryWideJobAreNotBlockedByIt() throws Exception {
+    start(pigeon(true));
+    MockAM[] wideAm = new MockAM[1];
+    List<Container> wide = startWide(wideAm);
+    // 16 slots, 8 reserved: the wide AM (short, unreserved first) and 7
+    // long tasks on the 8 unreserved slots; 93 tasks wait at the masters
+    assertEquals("long tasks on the unreserved slots only", 7, wide.size());
+
+    for (String user : new String[] {"bob", "carol"}) {
+      RMApp app = submit(GB, "short", user);
+      MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+      List<Container> got = allocateAndWait(am, nm1, GB, 1, 2);
+      assertEquals(user + "'s short tasks start while the wide job waits", 2, got.size());
+      // the short job has all it asked for: what is pending is the wide job's
+      assertEquals("the wide job still has pending asks", WIDE - wide.size(), pendingContainers());
+      // the short job's tasks and AM complete: it finishes
+      for (Container c : got) {
+        nmOf(c.getNodeId()).nodeHeartbeat(am.getApplicationAttemptId(), c.getId().getContainerId(),
+            ContainerState.COMPLETE);
+      }
+      assertEquals(2, waitCompleted(am, 2).size());
+      NodeId amNode = app.getCurrentAppAttempt().getMasterContainer().getNodeId();
+      MockRM.finishAMAndVerifyAppState(app, rm, nmOf(amNode), am);
+      assertEquals(RMAppState.FINISHED, app.getState());
+    }
+    // the wide job never gained a reserved slot: still 7 tasks running,
+    // 93 asked
+    for (int i = 0; i < 5; i++) {
+      heartbeatBoth();
+      assertEquals(0, wideAm[0].schedule().getAllocatedContainers().size());
+    }
+    assertEquals(WIDE - wide.size(), pendingContainers());
+  }
+
+  @Test(timeout = 90000)
+  public void withoutTheShortBitTheWideJobBlocksThem() throws Exception {
+    start(pigeon(false));
+    MockAM[] wideAm = new MockAM[1];
+    List<Container> wide = startWide(wideAm);
+    assertEquals("every task short: all 15 other slots, reserved ones too", 15, wide.size());
+    RMApp app = submit(GB, "short", "bob");
+    for (int i = 0; i < 10; i++) {
+      heartbeatBoth();
+      Thread.sleep(20);
+    }
+    assertTrue("the short job's AM waits behind the wide job's tasks",
+        app.getCurrentAppAttempt() == null || app.getCurrentAppAttempt().getMasterContainer() == null);
+  }
+
+  /** Containers asked for and not yet given, over all apps, as the core sees them. */
+  private int pendingContainers() throws Exception {
+    return describe().path("core").path("cluster").path("pending_containers").asInt();
+  }
+}
