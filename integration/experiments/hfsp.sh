@@ -97,6 +97,15 @@ calibration() {
   cal_row "hfsp: the authors' code's behaviours (section 2.1)" ":$C" "$T" "$(echo "$code" | sed 's/-p /-p hfsp./g')"
   cal_row "combined (not one change): sigma 0 and 3 s heartbeats" ":$C:sigma=0" "$T --heartbeat-ms 3000"
   echo
+  echo "## C2: C re-fitted with equal tasks within a job and 3 s heartbeats"
+  echo
+  C2="bin2_map_s=5:bin2_reduce_s=2:bin3_map_s=17:bin3_reduce_s=25:bin4_maps=300-400:sigma=0"
+  head_row model
+  cal_row "C2: $C2, --heartbeat-ms 3000" ":$C2" "$T --heartbeat-ms 3000"
+  cal_row "C2, hfsp: exact sizes (use_ask_estimates, no training)" ":$C2" "$T --heartbeat-ms 3000" \
+    "-p hfsp.use_ask_estimates=true -p hfsp.training_tasks=0"
+  cal_row "C2, hfsp: KILL preemption" ":$C2" "$T --heartbeat-ms 3000" "-p hfsp.preemption=kill"
+  echo
   # CDFs of response time, fair and hfsp under C (TEST, seed 1), per bin.
   # shellcheck disable=SC2086
   $sojourn compare --workload "pigmix:test:$C" $testbed --classes name:bin1,bin2,bin3,bin4 --policies fair,hfsp \
