@@ -53,9 +53,13 @@ impl WorkloadSpec {
     ///   `interarrival_s` (the profile's), `slot_mb` (1024));
     /// - `gridmix[:key=value]...` (keys `jobs` (100), `seed` (1),
     ///   `interarrival_s` (30), `sigma` (0.3: within-job log-normal spread of
-    ///   task times), `time_scale` (1: a factor on every task time));
+    ///   task times), `time_scale` (1: a factor on every task time), and
+    ///   per class (`small`, `medium`, `large`) `CLASS_map_s`,
+    ///   `CLASS_reduce_s` (mean task times), `CLASS_maps`, `CLASS_reduces`
+    ///   (`LO-HI` or `N`: task-count ranges), see `GridMixOptions::set`);
     /// - `pigmix:WORKLOAD[:key=value]...` with WORKLOAD `dev`, `test` or
-    ///   `prod`, the HFSP testbed's PigMix-like workloads (keys as gridmix);
+    ///   `prod`, the HFSP testbed's PigMix-like workloads (keys as gridmix,
+    ///   with classes `bin1`..`bin4`, e.g. `bin4_reduce_s=600`);
     /// - `kairos-draw:MIX[:key=value]...` with MIX `heavy` or `uniform`, new
     ///   draws of the Kairos testbed workloads (keys `jobs` (100), `seed`,
     ///   `interarrival_s`, and the task-time keys of a Kairos file below,

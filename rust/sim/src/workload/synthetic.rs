@@ -326,6 +326,9 @@ pub struct GridMixOptions {
     pub prefix: &'static str,
     /// Log-normal sigma of task times within a job.
     pub sigma: f64,
+    /// A factor on every class's mean task times, applied when drawing, so
+    /// that it composes with the per-class keys in any order.
+    pub time_scale: f64,
     pub map_container: Resources,
     pub reduce_container: Resources,
 }
@@ -339,6 +342,7 @@ impl GridMixOptions {
             classes: GRIDMIX_CLASSES.to_vec(),
             prefix: "gridmix",
             sigma: 0.3,
+            time_scale: 1.0,
             map_container: Resources::new(1024, 1),
             reduce_container: Resources::new(2048, 1),
         }
@@ -350,6 +354,16 @@ impl GridMixOptions {
     /// phase takes the class's mean), and `time_scale` (1), a factor on every
     /// class's map and reduce means (the PigMix bins' times are our choice,
     /// see [`PIGMIX_BINS`], so their scale is a knob to calibrate).
+    ///
+    /// Per class, by the class's name (`bin1`..`bin4` for `pigmix`,
+    /// `small`/`medium`/`large` for `gridmix`), the quantities the HFSP
+    /// thesis leaves open (hfsp.md §5.6): `CLASS_map_s` and `CLASS_reduce_s`,
+    /// the class's mean map and reduce task times in seconds (before
+    /// `time_scale`); `CLASS_maps=LO-HI` and `CLASS_reduces=LO-HI` (or one
+    /// number N for N-N), the inclusive ranges its map and reduce counts are
+    /// drawn from uniformly (maps at least 1; 0 reduces makes a map-only
+    /// job). The defaults are the class's row of [`PIGMIX_BINS`] or
+    /// [`GRIDMIX_CLASSES`].
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
         let within = |lo: f64, hi: f64| {
             value
@@ -364,14 +378,39 @@ impl GridMixOptions {
             "seed" => self.seed = whole(key, value)?,
             "interarrival_s" => self.mean_interarrival_s = interarrival(key, value)?,
             "sigma" => self.sigma = within(0.0, 3.0)?,
-            "time_scale" => {
-                let f = within(0.01, 100.0)?;
-                for c in &mut self.classes {
-                    c.map_s *= f;
-                    c.reduce_s *= f;
+            "time_scale" => self.time_scale = within(0.01, 100.0)?,
+            _ => {
+                let names: Vec<&'static str> = self.classes.iter().map(|c| c.name).collect();
+                let known = || {
+                    format!(
+                        "unknown key {key:?} (known: jobs, seed, interarrival_s, sigma, time_scale, and per class \
+                         CLASS_map_s, CLASS_reduce_s, CLASS_maps, CLASS_reduces with CLASS one of {})",
+                        names.join(", ")
+                    )
+                };
+                let (class, what) = key.split_once('_').ok_or_else(known)?;
+                let Some(c) = self.classes.iter().position(|c| c.name == class) else { return Err(known()) };
+                // Task means up to a day; counts up to 100,000 tasks a phase.
+                let range = |min: u32| -> Result<(u32, u32), String> {
+                    let bad =
+                        || format!("{key}: expected LO-HI or N, whole numbers from {min} to 100000, found {value:?}");
+                    let (lo, hi) = value.split_once('-').unwrap_or((value, value));
+                    let lo = lo.trim().parse::<u32>().map_err(|_| bad())?;
+                    let hi = hi.trim().parse::<u32>().map_err(|_| bad())?;
+                    if lo < min || lo > hi || hi > 100_000 {
+                        return Err(bad());
+                    }
+                    Ok((lo, hi))
+                };
+                let c = &mut self.classes[c];
+                match what {
+                    "map_s" => c.map_s = within(0.001, 86_400.0)?,
+                    "reduce_s" => c.reduce_s = within(0.001, 86_400.0)?,
+                    "maps" => c.maps = range(1)?,
+                    "reduces" => c.reduces = range(0)?,
+                    _ => return Err(known()),
                 }
             }
-            _ => return Err(format!("unknown key {key:?} (known: jobs, seed, interarrival_s, sigma, time_scale)")),
         }
         Ok(())
     }
@@ -460,9 +499,10 @@ impl Iterator for GridMixJobs {
         let class = self.opts.classes[pick_weighted(&mut self.rng, &weights)];
         let maps = self.uniform(class.maps).max(1);
         let reduces = self.uniform(class.reduces);
-        let mut groups = vec![TaskGroup::maps(self.opts.map_container, self.times(maps, class.map_s))];
+        let f = self.opts.time_scale;
+        let mut groups = vec![TaskGroup::maps(self.opts.map_container, self.times(maps, class.map_s * f))];
         if reduces > 0 {
-            groups.push(TaskGroup::reduces(self.opts.reduce_container, self.times(reduces, class.reduce_s)));
+            groups.push(TaskGroup::reduces(self.opts.reduce_container, self.times(reduces, class.reduce_s * f)));
         }
         Some(job(id, format!("{}-{}-{id}", self.opts.prefix, class.name), submit, groups))
     }
@@ -639,6 +679,66 @@ mod tests {
         let mut o = GridMixOptions::new(1, 1);
         assert!(o.set("sigma", "-0.1").unwrap_err().contains("sigma"));
         assert!(o.set("time_scale", "0").unwrap_err().contains("time_scale"));
+    }
+
+    /// The per-bin time keys change only their bin: with `sigma=0` a bin-3
+    /// job's tasks take exactly the given means (times `time_scale`, in
+    /// either key order) while every other job keeps today's draw with its
+    /// times x `time_scale`; the count keys bound the bin's task counts; bad
+    /// values name the key.
+    #[test]
+    fn pigmix_per_bin_keys() {
+        let draw = |opts: &[(&str, &str)]| -> Vec<JobSpec> {
+            let mut o = GridMixOptions::pigmix("test", 200, 4).unwrap();
+            for (k, v) in opts {
+                o.set(k, v).unwrap();
+            }
+            GridMixJobs::new(o).collect()
+        };
+        let base = draw(&[("sigma", "0")]);
+        let bin3 = [("bin3_map_s", "7.5"), ("bin3_reduce_s", "40")];
+        let scaled_first: Vec<(&str, &str)> = [("sigma", "0"), ("time_scale", "2")].into_iter().chain(bin3).collect();
+        let scaled_last: Vec<(&str, &str)> =
+            [("sigma", "0")].into_iter().chain(bin3).chain([("time_scale", "2")]).collect();
+        let (a, b) = (draw(&scaled_first), draw(&scaled_last));
+        assert_eq!(a, b, "time_scale composes with the per-bin keys in any order");
+        let mut n3 = 0;
+        for (x, y) in base.iter().zip(&a) {
+            assert_eq!((x.submit, &x.name), (y.submit, &y.name));
+            assert_eq!(x.groups.len(), y.groups.len());
+            for (gx, gy) in x.groups.iter().zip(&y.groups) {
+                assert_eq!(gx.durations_ms.len(), gy.durations_ms.len());
+            }
+            if y.name.contains("-bin3-") {
+                n3 += 1;
+                assert!(y.groups[0].durations_ms.iter().all(|d| *d == 15_000), "{}", y.name);
+                assert!(y.groups[1].durations_ms.iter().all(|d| *d == 80_000), "{}", y.name);
+            } else {
+                for (gx, gy) in x.groups.iter().zip(&y.groups) {
+                    assert!(gx.durations_ms.iter().zip(&gy.durations_ms).all(|(dx, dy)| *dy == 2 * dx), "{}", y.name);
+                }
+            }
+        }
+        assert!(n3 > 5, "only {n3} bin-3 jobs drawn");
+        let counted = draw(&[("bin3_maps", "60-61"), ("bin3_reduces", "5"), ("bin4_maps", "400-800")]);
+        let of = |bin: &'static str| counted.iter().filter(move |j| j.name.contains(bin));
+        assert!(of("-bin3-").all(|j| (60..=61).contains(&j.groups[0].durations_ms.len())));
+        assert!(of("-bin3-").all(|j| j.groups[1].durations_ms.len() == 5));
+        assert!(of("-bin4-").all(|j| (400..=800).contains(&j.groups[0].durations_ms.len())));
+        assert!(of("-bin2-").all(|j| (10..=50).contains(&j.groups[0].durations_ms.len())));
+        // 0 reduces makes map-only jobs.
+        assert!(draw(&[("bin2_reduces", "0")])
+            .iter()
+            .filter(|j| j.name.contains("-bin2-"))
+            .all(|j| j.groups.len() == 1));
+        let mut o = GridMixOptions::pigmix("test", 1, 1).unwrap();
+        assert!(o.set("bin5_map_s", "3").unwrap_err().contains("bin1, bin2, bin3, bin4"));
+        assert!(o.set("bin2_map_s", "0").unwrap_err().contains("bin2_map_s"));
+        assert!(o.set("bin2_maps", "9-3").unwrap_err().contains("bin2_maps"));
+        assert!(o.set("bin2_maps", "0").unwrap_err().contains("bin2_maps"));
+        assert!(o.set("bin2_speed", "1").unwrap_err().contains("unknown key"));
+        // GridMix's own classes take the same keys.
+        assert!(GridMixOptions::new(1, 1).set("large_reduce_s", "90").is_ok());
     }
 
     #[test]
