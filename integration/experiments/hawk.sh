@@ -63,7 +63,25 @@ google() {
     for s in $gseeds; do
       for p in eagle hawk sparrow dlwl_srpt; do grun "$p" "$n" "$s" "$p"; done
     done
-  done
+  done | tee "$out/google-rows.md"
+  echo
+  echo "### Mean over seeds (s for eagle; others as ratio to eagle, >1 = eagle better)"
+  echo
+  echo "| nodes | eagle short p50/p90/p99 | eagle long p50/p90/p99 | hawk/eagle short | hawk/eagle long | sparrow/eagle short | sparrow/eagle long | dlwl_srpt/eagle short | dlwl_srpt/eagle long |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  gsummary "$out/google-rows.md"
+}
+# gsummary ROWS...: per (nodes, policy) the mean over seeds of each
+# percentile of grun's rows, eagle's in s and the others as ratios to it.
+gsummary() {
+  cat "$@" | awk -F'|' 'NF>7 && $3+0>0 {p=$2; gsub(/ /,"",p); n=$3+0; split($6,s,"/"); split($7,l,"/");
+    k=n" "p; c[k]++; for(i=1;i<=3;i++){S[k,i]+=s[i]; L[k,i]+=l[i]}; ns[n]=1}
+    END {split("eagle hawk sparrow dlwl_srpt", P, " ");
+      for (n in ns) { printf "| %d |", n; e=n" eagle";
+        for (pi=1; pi<=4; pi++) { k=n" "P[pi];
+          if (pi==1) printf " %.0f / %.0f / %.0f | %.0f / %.0f / %.0f |", S[k,1]/c[k], S[k,2]/c[k], S[k,3]/c[k], L[k,1]/c[k], L[k,2]/c[k], L[k,3]/c[k];
+          else printf " %.2f / %.2f / %.2f | %.2f / %.2f / %.2f |", S[k,1]/S[e,1], S[k,2]/S[e,2], S[k,3]/S[e,3], L[k,1]/L[e,1], L[k,2]/L[e,2], L[k,3]/L[e,3] }
+        printf "\n" } }' | sort -n
 }
 # E4-E8's variants and the sweeps (Eagle's SRPT starvation bound, thesis
 # 5, delgado.md §2.5; its short partition, E5: 17 % -> 20 %), Google-like,
