@@ -11,8 +11,8 @@ cd "$(dirname "$0")/../.."
 traces=${TRACES:-../shared/traces}
 out=${OUT:-/tmp/sojourn-hawk}
 nodes=${NODES:-4000}
-cargo build -q --release -p sojourn-sim
-sojourn=${CARGO_TARGET_DIR:-target}/release/sojourn
+[ -n "${SOJOURN:-}" ] || cargo build -q --release -p sojourn-sim
+sojourn=${SOJOURN:-${CARGO_TARGET_DIR:-target}/release/sojourn}
 rm -rf "$out"; mkdir -p "$out"
 common="--workload $traces/eagle/YH2_sub.tr --nodes $nodes --node-vcores 1 --node-memory-mb 3072 --classes cutoff:90581ms -q --no-wall-clock"
 
@@ -31,6 +31,84 @@ run() {
   t1=$(date +%s.%N)
   echo "| $name | $(stats "$out/$name/jobs-$policy.csv" short) | $(stats "$out/$name/jobs-$policy.csv" long) | $(echo "$t1 - $t0" | bc | xargs printf %.1f) |"
 }
+# Google-like runs (delgado.md §4: Google at 15,000-23,000 nodes; E4-E9).
+# The real Google trace is not in shared/traces: the seeded generator
+# synthetic:google (rust/sim/src/workload/synthetic.rs), GJOBS jobs, seeds
+# 1-3 (workload and simulator), the Google cutoff (1129.532 s) for the
+# classes and trace=google for the policies (17 % short partition, DLWL
+# heartbeat 3 s). PART=google runs only this; PART=sweep only the sweep.
+gjobs=${GJOBS:-10000}
+gsizes=${GSIZES:-"15000 17000 20000"}
+gseeds=${GSEEDS:-"1 2 3"}
+# pct FILE CLASS Q: nearest-rank percentile of response_s for a class
+pct() { awk -F, -v c="$2" 'NR>1 && $9==c {print $6}' "$1" | sort -g | awk -v q="$3" '{v[NR]=$1} END {k=int((q*NR+99)/100); if (k<1) k=1; printf "%.0f", v[k]}'; }
+# grun NAME NODES SEED POLICY PARAMS...: one Google-like run, one row
+grun() {
+  local name=$1 n=$2 s=$3 policy=$4; shift 4
+  local d="$out/g-$name-$n-$s" t0 t1 f
+  t0=$(date +%s.%N)
+  $sojourn simulate --policy "$policy" -p trace=google --workload "synthetic:google:jobs=$gjobs:seed=$s" --seed "$s" \
+    --nodes "$n" --node-vcores 1 --node-memory-mb 3072 --classes cutoff:1129532ms -q --no-wall-clock "$@" \
+    --out "$d" > "$d.txt"
+  t1=$(date +%s.%N)
+  f="$d/jobs-$policy.csv"
+  echo "| $name | $n | $s | $(awk '$1=="offered" {print $3}' "$d.txt") | $(pct "$f" short 50) / $(pct "$f" short 90) / $(pct "$f" short 99) | $(pct "$f" long 50) / $(pct "$f" long 90) / $(pct "$f" long 99) | $(echo "$t1 - $t0" | bc | xargs printf %.0f) |"
+}
+google() {
+  echo "## Google-like, $gjobs jobs: response times (s), p50 / p90 / p99"
+  echo
+  echo "| policy | nodes | seed | offered load | short p50/p90/p99 | long p50/p90/p99 | wall (s) |"
+  echo "|---|---|---|---|---|---|---|"
+  for n in $gsizes; do
+    for s in $gseeds; do
+      for p in eagle hawk sparrow dlwl_srpt; do grun "$p" "$n" "$s" "$p"; done
+    done
+  done | tee "$out/google-rows.md"
+  echo
+  echo "### Mean over seeds (s for eagle; others as ratio to eagle, >1 = eagle better)"
+  echo
+  echo "| nodes | eagle short p50/p90/p99 | eagle long p50/p90/p99 | hawk/eagle short | hawk/eagle long | sparrow/eagle short | sparrow/eagle long | dlwl_srpt/eagle short | dlwl_srpt/eagle long |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  gsummary "$out/google-rows.md"
+}
+# gsummary ROWS...: per (nodes, policy) the mean over seeds of each
+# percentile of grun's rows, eagle's in s and the others as ratios to it.
+gsummary() {
+  cat "$@" | awk -F'|' 'NF>7 && $3+0>0 {p=$2; gsub(/ /,"",p); n=$3+0; split($6,s,"/"); split($7,l,"/");
+    k=n" "p; c[k]++; for(i=1;i<=3;i++){S[k,i]+=s[i]; L[k,i]+=l[i]}; ns[n]=1}
+    END {split("eagle hawk sparrow dlwl_srpt", P, " ");
+      for (n in ns) { printf "| %d |", n; e=n" eagle";
+        for (pi=1; pi<=4; pi++) { k=n" "P[pi];
+          if (pi==1) printf " %.0f / %.0f / %.0f | %.0f / %.0f / %.0f |", S[k,1]/c[k], S[k,2]/c[k], S[k,3]/c[k], L[k,1]/c[k], L[k,2]/c[k], L[k,3]/c[k];
+          else printf " %.2f / %.2f / %.2f | %.2f / %.2f / %.2f |", S[k,1]/S[e,1], S[k,2]/S[e,2], S[k,3]/S[e,3], L[k,1]/L[e,1], L[k,2]/L[e,2], L[k,3]/L[e,3] }
+        printf "\n" } }' | sort -n
+}
+# E4-E8's variants and the sweeps (Eagle's SRPT starvation bound, thesis
+# 5, delgado.md §2.5; its short partition, E5: 17 % -> 20 %), Google-like,
+# GSWEEP_NODES nodes, seed 1.
+sweep() {
+  echo "## Google-like variants and sweeps, $gjobs jobs, seed 1"
+  echo
+  echo "| run | nodes | seed | offered load | short p50/p90/p99 | long p50/p90/p99 | wall (s) |"
+  echo "|---|---|---|---|---|---|---|"
+  for n in ${GSWEEP_NODES:-15000 17000}; do
+    grun eagle "$n" 1 eagle
+    grun eagle-no-sss "$n" 1 eagle -p sss=false
+    grun eagle-no-sbp-srpt "$n" 1 eagle -p sticky=false -p queue_order=fifo
+    grun eagle-no-minprobes "$n" 1 eagle -p min_probes=0
+    grun lwl-partition17 "$n" 1 lwl -p short_partition_pct=17
+    grun dlwl_srpt-hb3 "$n" 1 dlwl_srpt
+    grun dlwl_srpt-hb5 "$n" 1 dlwl_srpt -p heartbeat_s=5
+    grun dlwl_srpt-hb7 "$n" 1 dlwl_srpt -p heartbeat_s=7
+    for q in 10 20 25; do grun "eagle-partition$q" "$n" 1 eagle -p short_partition_pct=$q; done
+    for f in 1 2 10 20; do grun "eagle-starvation$f" "$n" 1 eagle -p starvation_factor=$f; done
+  done
+}
+case "${PART:-all}" in
+  google) google; exit 0 ;;
+  sweep) sweep; exit 0 ;;
+esac
+
 echo "## Response times (s), YH2_sub.tr, $nodes one-slot nodes"
 echo
 echo "| run | short mean | short p50 | short p90 | short p99 | long mean | long p50 | long p90 | long p99 | wall (s) |"
@@ -105,3 +183,7 @@ for i in 1 2 3; do
   if [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; then best=$t; fi
 done
 echo "eagle, YH2_sub.tr, $nodes nodes: $best s"
+echo
+google
+echo
+sweep

@@ -124,7 +124,19 @@ macro_rules! hawk_params {
                 "unknown_estimate",
                 ParamKind::Choice(&["short", "long"]),
                 "short",
-                "the class of an ask without est_task_ms (AMs, hosts without estimates)",
+                "the class of an ask without est_task_ms: AMs, and every task ask when short_queues is empty",
+            ),
+            ParamSpec::new(
+                "short_queues",
+                ParamKind::Str,
+                "",
+                "the short/long bit inside the RM, where asks carry no estimate (as pigeon's): comma-separated queues (leaf names or full paths, e.g. short or root.short) whose apps' task asks are short; the task asks of apps in any other queue are long. Empty: every ask without an estimate takes unknown_estimate. AM asks always take unknown_estimate",
+            ),
+            ParamSpec::new(
+                "unknown_task_s",
+                ParamKind::Float,
+                "1",
+                "the estimate (s) LWL and SRPT use for a task ask without est_task_ms (inside the RM): equal positive weights make LWL least-tasks-queued and SRPT fewest-unlaunched-tasks-first; 0 gives such tasks no work, so LWL sends them all to the lowest-id node. AM asks keep 0",
             ),
         ]
     };
@@ -184,6 +196,11 @@ pub struct Config {
     /// DLWL's snapshot period (µs, at least 1).
     pub heartbeat_us: u64,
     pub authors_simulator: bool,
+    /// Queues whose apps are short (the RM's short/long bit): leaf names or
+    /// full paths.
+    pub short_queues: Vec<String>,
+    /// Estimate (µs) of a task ask without one.
+    pub unknown_task_us: u64,
 }
 
 /// The authors' simulator's cutoff (s) and short-partition share (%) per
@@ -258,6 +275,32 @@ impl Config {
             min_probes: u32::try_from(min_probes).map_err(|_| too_big("min_probes", min_probes))?,
             heartbeat_us: ((heartbeat_s * 1e6).round() as u64).max(1),
             authors_simulator: p.bool("authors_simulator")?,
+            short_queues: parse_queues(&p.str("short_queues")?)?,
+            unknown_task_us: (p.float_in("unknown_task_s", 0.0, 1e6)? * 1e6).round() as u64,
         })
     }
+
+    /// Whether an app in `queue` (as submitted, a leaf or a full path) is
+    /// short: the queue is listed, or its leaf is, or its path ends with a
+    /// listed path (pigeon's rule).
+    pub fn is_short_queue(&self, queue: &str) -> bool {
+        self.short_queues.iter().any(|q| {
+            queue == q
+                || queue.strip_suffix(q.as_str()).is_some_and(|head| head.ends_with('.'))
+                || q.strip_suffix(queue).is_some_and(|head| head.ends_with('.') && !queue.contains('.'))
+        })
+    }
+}
+
+/// `short_queues`: comma-separated queue names; empty entries are
+/// ignored, a name with spaces or an empty path element is refused.
+fn parse_queues(s: &str) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for q in s.split(',').map(str::trim).filter(|q| !q.is_empty()) {
+        if q.contains(char::is_whitespace) || q.split('.').any(str::is_empty) {
+            return Err(CoreError::Config(format!("parameter 'short_queues': '{q}' is not a queue name or path")));
+        }
+        out.push(q.to_string());
+    }
+    Ok(out)
 }

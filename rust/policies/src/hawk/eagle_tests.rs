@@ -278,3 +278,54 @@ fn bad_eagle_parameters_are_named() {
     assert!(config_error("dlwl_srpt", &[("heartbeat_s", "0")]).contains("heartbeat_s"));
     assert!(config_error("dlwl_srpt", &[("authors_simulator", "maybe")]).contains("authors_simulator"));
 }
+
+/// Job `id` at `t` ms in `queue`, `tasks` map tasks without an estimate
+/// (as inside the RM).
+fn rm_job(c: &mut Harness, t: u64, id: u32, queue: &str, tasks: u32) {
+    c.handle(Time(t), Event::AppAdded(AppSpec::new(AppId(id), queue, "u"))).expect("app");
+    let ask = Ask::new(Priority::MAP, Resources::new(1024, 1), tasks, Phase::Map);
+    c.handle(Time(t), Event::AsksUpdated { app: AppId(id), asks: vec![ask] }).expect("ask");
+}
+
+/// The short/long bit inside the RM: d = 0, 4 one-slot nodes, the short
+/// partition n0 and n1 (50 %), `short_queues=short`. Job A in `default`
+/// (4 tasks, no estimate) is long: LWL weighs each task at
+/// `unknown_task_s` = 1 s, so the tasks alternate n2, n3, n2, n3 and two
+/// start at once, none on the partition. Job B in `root.short` (2 tasks)
+/// is short: probes at n2 or n3 are turned away by SSS (long tasks
+/// assigned) and redrawn into the free nodes: B starts on n0 or n1 and
+/// none of its probes waits behind a long task.
+/// With `unknown_task_s=0` LWL sees no work anywhere and ties send all
+/// four of A's tasks to n2: one runs.
+#[test]
+fn inside_the_rm_the_queue_is_the_short_long_bit_and_lwl_weighs_unknown_tasks() {
+    let kv = [
+        ("network_delay_us", "0"),
+        ("short_partition_pct", "50"),
+        ("short_queues", "short"),
+        ("probe_ratio", "1"),
+        ("min_probes", "0"),
+    ];
+    let mut c = cluster("eagle", 4, &kv);
+    rm_job(&mut c, 0, 1, "default", 4);
+    assert_eq!(placed(&tick(&mut c, 1)), vec![(1, 2), (1, 3)]);
+    rm_job(&mut c, 10, 2, "root.short", 2);
+    // SSS redraws are with replacement: both may land on one partition node
+    let b = placed(&tick(&mut c, 11));
+    assert!(!b.is_empty() && b.iter().all(|&(app, n)| app == 2 && n < 2), "{b:?}");
+    assert_eq!((short_probes_at(&c, 2), short_probes_at(&c, 3)), (0, 0), "no short probe behind a long task");
+    assert_eq!(hawk(&c).nodes.get(&NodeId(2)).map(|n| n.queue.len()), Some(1));
+
+    let mut c = cluster("eagle", 4, &[kv[0], kv[1], kv[2], ("unknown_task_s", "0")]);
+    rm_job(&mut c, 0, 1, "default", 4);
+    assert_eq!(placed(&tick(&mut c, 1)), vec![(1, 2)]);
+    assert_eq!(hawk(&c).nodes.get(&NodeId(2)).map(|n| n.queue.len()), Some(3));
+}
+
+/// `short_queues` names queues; a blank or a path with an empty element is
+/// refused, naming it.
+#[test]
+fn a_malformed_short_queue_is_refused() {
+    let e = config_error("eagle", &[("short_queues", "short,root..x")]);
+    assert!(e.contains("short_queues") && e.contains("root..x"), "{e}");
+}

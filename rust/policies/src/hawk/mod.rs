@@ -91,7 +91,19 @@
 //!   victim that is idle or in a get-task keeps its leading short probes.
 //! - §6.21 the split cluster does not steal.
 //! - An ask without an estimate is short (`unknown_estimate=long` makes it
-//!   long). A short partition of every node leaves long jobs the whole
+//!   long).
+//! - **The short/long bit inside the RM**, where YARN gives no estimate:
+//!   as pigeon's (pigeon.md §6.2), the app's queue. With `short_queues`
+//!   set (the shipped `hadoop-conf/sojourn-eagle.xml`: `short`), a task
+//!   ask without an estimate of an app in a listed queue (leaf name or
+//!   path) is short, of any other app long; AM asks take
+//!   `unknown_estimate` (short). A task without an estimate weighs
+//!   `unknown_task_s` (1 s) in LWL's waiting times, DLWL's and SRPT's
+//!   remaining work: with 0, every node's waiting time stays 0 and LWL's
+//!   ties would send all of a long job's tasks to the lowest-id general
+//!   node; with equal weights LWL is least-tasks-queued and SRPT serves
+//!   the job with the fewest unlaunched tasks first. AMs weigh 0. Asks with
+//!   an estimate (the simulator's) are unchanged. A short partition of every node leaves long jobs the whole
 //!   cluster, and a split cluster without a short partition probes
 //!   everywhere. The partition is the lowest node ids, recomputed when nodes
 //!   come or go.
@@ -180,8 +192,8 @@ mod tests;
 
 pub use config::{Central, Config, Order, DLWL_SRPT, EAGLE, HAWK, LWL, SPARROW, SPLIT};
 use sojourn_core::{
-    AppId, Ask, Cluster, ContainerId, Ctx, Decision, Event, NodeId, Params, Policy, Priority, Resources, Result, Time,
-    TimerTable,
+    AppId, Ask, Cluster, ContainerId, Ctx, Decision, Event, NodeId, Params, Phase, Policy, Priority, Resources, Result,
+    Time, TimerTable,
 };
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
@@ -413,11 +425,27 @@ impl Hawk {
         }
     }
 
-    /// H1: long iff the estimate is above the cutoff.
-    fn is_long(&self, ask: &Ask) -> bool {
+    /// H1: long iff the estimate is above the cutoff. Without an estimate
+    /// (inside the RM) the bit is the app's queue when `short_queues` is
+    /// set: a task ask of an app in one of them is short, of any other app
+    /// long; AMs keep `unknown_estimate`.
+    fn is_long(&self, cluster: &Cluster, app: AppId, ask: &Ask) -> bool {
         match ask.est_task_ms {
             Some(ms) => ms.saturating_mul(1000) > self.cfg.cutoff_us,
+            None if ask.phase != Phase::Am && !self.cfg.short_queues.is_empty() => {
+                !cluster.app(app).is_some_and(|a| self.cfg.is_short_queue(a.queue()))
+            }
             None => self.cfg.unknown_is_long,
+        }
+    }
+
+    /// The estimate (µs) LWL and SRPT weigh a task of `ask` with: its own,
+    /// else `unknown_task_s` for a task, 0 for an AM.
+    fn est_us(&self, ask: &Ask) -> u64 {
+        match ask.est_task_ms {
+            Some(ms) => ms.saturating_mul(1000),
+            None if ask.phase != Phase::Am => self.cfg.unknown_task_us,
+            None => 0,
         }
     }
 
@@ -488,8 +516,8 @@ impl Hawk {
     fn top_up(&mut self, ctx: &mut Ctx<'_>, req: Req, at_us: u64) {
         let Some(st) = self.reqs.get(&req) else { return };
         let (long, live) = (st.long, st.live);
-        let Some((outstanding, est_us)) = Self::ask_of(ctx.cluster(), req)
-            .map(|a| (a.outstanding, a.ask.est_task_ms.unwrap_or(0).saturating_mul(1000)))
+        let Some((outstanding, est_us)) =
+            Self::ask_of(ctx.cluster(), req).map(|a| (a.outstanding, self.est_us(&a.ask)))
         else {
             self.starved.remove(&req);
             return;
@@ -669,7 +697,7 @@ impl Policy for Hawk {
             Event::AsksUpdated { app, asks } => {
                 for ask in asks {
                     let req = (*app, ask.priority);
-                    let long = self.is_long(ask);
+                    let long = self.is_long(ctx.cluster(), *app, ask);
                     self.reqs.entry(req).or_insert(ReqState { long, live: 0, fresh: None });
                     self.top_up(ctx, req, now);
                 }
