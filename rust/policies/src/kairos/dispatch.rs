@@ -223,7 +223,12 @@ impl Kairos {
                     last = Some(key);
                 }
             }
-            self.queue.refresh(ctx.cluster(), app);
+            // An app still asking is still queued (it came from the queue),
+            // so only one left with nothing pending needs the queue re-read:
+            // most apps of a round place nothing.
+            if ctx.cluster().app(app).is_none_or(|a| a.pending_containers == 0) {
+                self.queue.refresh(ctx.cluster(), app);
+            }
             if full {
                 return;
             }
