@@ -34,8 +34,12 @@ impl Kairos {
     }
 
     /// Whether one container of `app` at `prio` could start on `node` now,
-    /// suspending running tasks if it must.
-    fn placeable(&self, cluster: &Cluster, app: AppId, prio: Priority, node: NodeId, now: Time) -> bool {
+    /// suspending running tasks if it must (an AM also only where
+    /// [`Self::am_leaves_a_core`]).
+    fn placeable(&self, cluster: &Cluster, app: AppId, prio: Priority, node: NodeId, now: Time, am: bool) -> bool {
+        if am && !self.am_leaves_a_core(cluster, app, prio, node) {
+            return false;
+        }
         match cluster.can_allocate(app, prio, node) {
             Ok(()) => true,
             Err(Refusal::DoesNotFit) => {
@@ -46,6 +50,36 @@ impl Kairos {
             }
             Err(_) => false,
         }
+    }
+
+    /// Whether an AM of `app` at `prio` placed on `node` would still leave
+    /// the node's Kairos tasks (running and suspended) the vcores of the
+    /// largest of them. AMs are outside LAS (§3.5: never suspended, not
+    /// among the N), so vcores an AM holds are lost to the node's tasks until
+    /// its job ends; were every core held by AMs, the suspended tasks there
+    /// could never resume (K3 and K4 need a core), and the AMs would wait on
+    /// them for ever. This keeps the node scheduler's premise that a node
+    /// runs at least one of its tasks. A node without tasks takes AMs freely.
+    fn am_leaves_a_core(&self, cluster: &Cluster, app: AppId, prio: Priority, node: NodeId) -> bool {
+        let Some(need) = cluster.app(app).and_then(|a| a.asks.get(&prio)).map(|s| s.ask.capability.vcores) else {
+            return false;
+        };
+        let tasks = self.on_node.get(&node);
+        if need == 0 || tasks.is_none_or(|t| t.is_empty()) {
+            return true;
+        }
+        let Some(n) = cluster.node(node) else { return false };
+        let largest = tasks.into_iter().flatten().filter_map(|c| cluster.container(*c)).map(|c| c.resources.vcores);
+        let largest = largest.max().unwrap_or(0);
+        // Vcores held by containers Kairos does not manage: the AMs.
+        let held = n
+            .containers
+            .iter()
+            .filter(|c| !self.tasks.contains_key(c))
+            .filter_map(|c| cluster.container(*c))
+            .map(|c| c.resources.vcores)
+            .fold(0u32, u32::saturating_add);
+        n.capacity.vcores.saturating_sub(held).saturating_sub(need) >= largest
     }
 
     /// K2 on `node` and the placement: suspend the victims, allocate, start
@@ -123,7 +157,8 @@ impl Kairos {
         let mut full = false;
         // Asks (capability, label) no open node could take: placing only
         // uses memory up, so they stay unplaceable for the rest of the round.
-        let mut hopeless: Vec<(sojourn_core::Resources, Option<String>)> = Vec::new();
+        // AM asks are kept apart: one may be refused where a task is not.
+        let mut hopeless: Vec<(sojourn_core::Resources, Option<String>, bool)> = Vec::new();
         // The queue and each app's asks are walked with cursors, not copied:
         // a round only takes the current app out of the queue and changes
         // only the ask it places, so the walk meets what a snapshot would
@@ -146,11 +181,12 @@ impl Kairos {
                     continue;
                 };
                 let plain = ask.relax_locality || ask.locality.is_empty();
-                let known_hopeless = hopeless.iter().any(|(cap, label)| *cap == ask.capability && *label == ask.label);
+                let known_hopeless =
+                    hopeless.iter().any(|(cap, label, a)| *cap == ask.capability && *label == ask.label && *a == am);
                 if plain && known_hopeless {
                     continue;
                 }
-                let shape = (ask.capability, ask.label.clone());
+                let shape = (ask.capability, ask.label.clone(), am);
                 // The node last placed on and its key then: every node before
                 // that key could not take this ask, and placing changed only
                 // that node, so the next search starts there (the node itself
@@ -167,7 +203,7 @@ impl Kairos {
                         break;
                     }
                     let (cluster, now) = (ctx.cluster(), ctx.now);
-                    let fits = |k: &&NodeKey| self.placeable(cluster, app, prio, k.2, now);
+                    let fits = |k: &&NodeKey| self.placeable(cluster, app, prio, k.2, now, am);
                     let found = match last {
                         None => self.open.iter().find(fits).copied(),
                         Some(from) => {
@@ -187,7 +223,12 @@ impl Kairos {
                     last = Some(key);
                 }
             }
-            self.queue.refresh(ctx.cluster(), app);
+            // An app still asking is still queued (it came from the queue),
+            // so only one left with nothing pending needs the queue re-read:
+            // most apps of a round place nothing.
+            if ctx.cluster().app(app).is_none_or(|a| a.pending_containers == 0) {
+                self.queue.refresh(ctx.cluster(), app);
+            }
             if full {
                 return;
             }

@@ -40,7 +40,10 @@
 //! - §6.14: the variance is over all the node's Kairos tasks, running and
 //!   suspended, with live service; a node with fewer than two has variance 0.
 //! - AM containers (phase `am`) are placed like tasks but never suspended and
-//!   not counted in N + Q, as in the authors' YARN code (§3.5).
+//!   not counted in N + Q, as in the authors' YARN code (§3.5). An AM is
+//!   not placed where it would leave the node's tasks less than the vcores
+//!   of the largest of them: a node whose every core AMs hold could never
+//!   resume its suspended tasks, and those AMs wait on them (a stall).
 //! - Asks that cannot go anywhere (no node with memory left under the cap)
 //!   do not block later jobs' asks that can: the queue is FIFO among what can
 //!   be placed.

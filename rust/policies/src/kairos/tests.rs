@@ -208,6 +208,36 @@ fn an_am_is_never_suspended() {
     assert!(ds.is_empty(), "{ds:?}");
 }
 
+/// AMs never take a node's last core from its tasks: AMs are never
+/// suspended, so a node whose cores all went to AMs could not resume its
+/// suspended tasks (K3 and K4 need a core) and the AMs would wait on them
+/// for ever. Two cores, W = 100 s: job 1's tasks A and B run from 0 s; at 1 s
+/// job 2's AM suspends B (equal service, the younger); at 2 s job 3's AM
+/// would have to suspend A and leave no core to any task, so it waits. At
+/// 10 s A finishes and B resumes; at 20 s B finishes and job 3's AM goes on
+/// the node, now without tasks.
+#[test]
+fn an_am_does_not_take_the_last_core_of_a_node_with_tasks() {
+    let mut c = kairos(&[("quantum_ms", "100000")]);
+    node(&mut c, 0, 8192, 2);
+    job(&mut c, 0, 1, 2);
+    let ds = schedule(&mut c, 0);
+    let tasks: Vec<ContainerId> = allocations(&ds).iter().map(|a| a.1).collect();
+    let [a, b] = tasks[..] else { panic!("two tasks at 0 s: {ds:?}") };
+    job_in(&mut c, 1_000, 2, "default", 1, Phase::Am);
+    let ds = schedule(&mut c, 1_000);
+    assert_eq!((allocations(&ds).len(), suspended(&ds)), (1, vec![b]), "{ds:?}");
+    job_in(&mut c, 2_000, 3, "default", 1, Phase::Am);
+    let ds = schedule(&mut c, 2_000);
+    assert!(ds.is_empty(), "the last core stays with A: {ds:?}");
+    let ds = finish(&mut c, 10_000, a);
+    assert_eq!(resumed(&ds), vec![b], "{ds:?}");
+    assert!(schedule(&mut c, 10_000).is_empty(), "B holds the core job 3's AM would need");
+    finish(&mut c, 20_000, b);
+    let ds = schedule(&mut c, 20_000);
+    assert_eq!(allocations(&ds).iter().map(|a| a.0).collect::<Vec<_>>(), vec![3], "{ds:?}");
+}
+
 /// A node's memory bounds what it holds: suspended tasks keep theirs.
 #[test]
 fn suspended_tasks_keep_their_memory() {
