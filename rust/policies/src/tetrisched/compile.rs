@@ -6,7 +6,7 @@
 //! the invariant `f_e = 0 whenever I = 0` is what lets `max` and `sum` both
 //! return `Σ f_i` (§1.4.2).
 
-use super::strl::{LeafId, PartId, Partitioning, Slice, Strl};
+use super::strl::{Leaf, LeafId, PartId, Partitioning, Slice, Strl};
 use good_lp::{variable, Constraint, Expression, ProblemVariables, Solution, SolverModel, Variable};
 #[cfg(any(feature = "cbc", feature = "highs", feature = "microlp"))]
 use good_lp::{WithMipGap, WithTimeLimit};
@@ -223,14 +223,13 @@ impl Gen<'_> {
                     }
                 }
                 let k = f64::from(l.k);
-                // A19 as completion time: early starts and fast options win ties.
-                let late = (l.start + u64::from(l.dur) - self.window.now) as f64 * self.penalty;
+                let worth = leaf_worth(l, self.window.now, self.penalty);
                 if linear {
                     self.push((total.clone() - k * ind).leq(0.0));
-                    (l.value / k - late) * total
+                    (worth / k) * total
                 } else {
                     self.push((total - k * ind).eq(0.0));
-                    (l.value - late * k) * ind
+                    worth * ind
                 }
             }
             Strl::Sum(children) | Strl::Max(children) => {
@@ -428,4 +427,19 @@ fn run_backend(
         #[allow(unreachable_patterns)]
         other => Err(format!("solver backend {other:?} is not compiled in (features: {:?})", Backend::available())),
     }
+}
+
+/// A leaf's objective coefficient for all its k units: its value less the
+/// A19 defer penalty `penalty · (start + dur − now) · k`, which orders
+/// equal plans by completion (early starts and fast options win ties). The
+/// penalty is a tie-breaker, so it takes at most half the value: uncapped,
+/// a long, wide job whose value has decayed to the best-effort floor (A7)
+/// is worth less than nothing in every option and is never scheduled, and
+/// its app waits forever (the FB-2009 day's 388th job did, under NG and
+/// the MILP alike). Capped, the coefficient stays positive and still falls
+/// as the leaf ends later.
+pub fn leaf_worth(l: &Leaf, now: Slice, penalty: f64) -> f64 {
+    let late = (l.start + u64::from(l.dur)).saturating_sub(now) as f64;
+    let cost = penalty * late * f64::from(l.k);
+    l.value - cost.min(l.value / 2.0)
 }

@@ -545,11 +545,11 @@ pub fn greedy(root: &Strl, parts: &Partitioning, supply: &Supply, window: Window
             }
             let take = take_units(&avail, parts, l, l.k, window);
             let units: u32 = take.iter().map(|(_, n)| n).sum();
-            let late = (l.start + u64::from(l.dur) - window.now) as f64;
+            let worth = compile::leaf_worth(l, window.now, penalty);
             let value = if *linear {
-                (l.value / f64::from(l.k) - penalty * late) * f64::from(units)
+                worth / f64::from(l.k) * f64::from(units)
             } else if units == l.k {
-                l.value - penalty * late * f64::from(l.k)
+                worth
             } else {
                 continue;
             };

@@ -358,3 +358,25 @@ fn jobs_beyond_the_milp_batch_are_planned_greedily() {
     assert_eq!(placed(&schedule(&mut c, 0)), vec![(1, 0), (1, 1), (2, 2)]);
     assert_eq!(c.describe()["last_cycle"]["planner"], "milp+greedy");
 }
+
+/// A19's defer penalty only breaks ties: a long, wide job whose value has
+/// decayed to the A7 floor (0.001) is still scheduled, now, by NG and by
+/// the MILP. Uncapped, its penalty 1e-6 · (0 + 2500) · 10 = 0.025 exceeded
+/// its value in every option and it waited forever (the FB-2009 day's job
+/// 388). Its worth is value − min(penalty, value / 2) = 0.0005 at start 0
+/// and at start 1 alike (both capped), so the earlier start wins on order.
+#[test]
+fn defer_penalty_never_starves_a_floored_job() {
+    let (_, p) = space(&[&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]]);
+    let w = Window { now: 0, len: 2 };
+    let root = Strl::Sum(vec![Strl::Max((0..2).map(|s| nck(1, 0, 10, s, 2500, 0.001)).collect())]);
+    let g = greedy(&root, &p, &flat(&[10], 2), w, 1e-6);
+    assert_eq!(g.grants.keys().copied().collect::<Vec<_>>(), vec![0]);
+    let opts = SolverOptions { defer_penalty: 1e-6, ..exact() };
+    let s = compile::solve(&root, &p, &flat(&[10], 2), w, &opts, &BTreeMap::new()).expect("solves");
+    assert_eq!(s.plan.units(0) + s.plan.units(1), 10, "the job is planned whole");
+    assert!((s.objective - 0.0005).abs() < 1e-9, "objective {}", s.objective);
+    // An uncapped penalty keeps a positive worth where it is below half.
+    let cheap = leaf(1, 0, 1, 0, 1, 1.0);
+    assert!((compile::leaf_worth(&cheap, 0, 1e-6) - (1.0 - 1e-6)).abs() < 1e-12);
+}
