@@ -4,9 +4,9 @@
 # unconstrained) on 40 one-slot nodes at ~100% offered load, three seeds,
 # TetriSched vs its NG and NP ablations vs capacity and fifo; then the
 # solver sizing micro-benchmark (§8.2). The workload and the deadlines are
-# generated in rust/sim/tests/tetrisched.rs: the `sojourn simulate` CLI's
+# generated in rust/sim/tests/common/gs_mix.rs: the `sojourn simulate` CLI's
 # trace readers carry no deadlines. Prints markdown tables.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-cargo test -q --release -p sojourn-sim --test tetrisched -- --ignored --nocapture slo_mix_experiment 2>&1 | grep '^|'
-cargo test -q --release -p sojourn-sim --test tetrisched_bench -- --ignored --nocapture solver_sizing 2>&1 | grep '^|'
+cargo bench -q -p sojourn-sim --bench tetrisched -- slo_mix 2>&1 | grep '^|'
+cargo bench -q -p sojourn-sim --bench tetrisched -- solver_sizing 2>&1 | grep '^|'

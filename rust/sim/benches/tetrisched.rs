@@ -1,7 +1,19 @@
-//! Solver sizing micro-benchmark (tetrisched.md §8.2): GS_HET-shaped
-//! instances compiled by Algorithm 1 and solved by CBC, figures printed,
-//! nothing timed asserted. Run with
-//! `cargo test --release -p sojourn-sim --test tetrisched_bench -- --ignored --nocapture`.
+//! TetriSched's figures (tetrisched.md §5 and §8.2), printed as markdown
+//! rows; nothing timed is asserted.
+//!
+//!   cargo bench -p sojourn-sim --bench tetrisched             # both
+//!   cargo bench -p sojourn-sim --bench tetrisched -- slo_mix  # or solver_sizing
+//!
+//! - `slo_mix`: the §5-anchored experiment, a GS_MIX-like SLO mix (200 jobs,
+//!   40 one-slot nodes, load 1, seeds 1–3) under TetriSched, its NG and NP
+//!   ablations, capacity and fifo: SLO attainment, best-effort latency,
+//!   makespan.
+//! - `solver_sizing`: GS_HET-shaped pending sets compiled by Algorithm 1
+//!   and solved by CBC (gap 10%, limit 10 s), beside the greedy NG plan.
+
+#[path = "../tests/common/gs_mix.rs"]
+mod gs_mix;
+use gs_mix::{figures, gs_mix, run};
 
 use sojourn_core::Rng;
 use sojourn_policies::tetrisched::compile::{self, SolverOptions, Supply, Window};
@@ -70,8 +82,6 @@ fn instance(nodes: u32, racks: u32, slices: u32, jobs: u32, seed: u64) -> (Strl,
     (root, parts, Supply { avail }, w)
 }
 
-#[test]
-#[ignore]
 fn solver_sizing() {
     println!("| nodes/racks/slices/jobs | int + bin vars / rows | CBC s (gap 10%, limit 10 s) | status | objective | greedy (NG) objective |");
     println!("|---|---|---|---|---|---|");
@@ -90,5 +100,38 @@ fn solver_sizing() {
             ),
             Err(e) => println!("| {n}/{r}/{h}/{j} | - | {secs:.2} | error: {e} | - | {gv:.0} |"),
         }
+    }
+}
+
+fn slo_mix_experiment() {
+    let nodes = 40;
+    println!("| policy | seed | SLO attainment % | SLO jobs | mean BE latency s | BE jobs | makespan s |");
+    println!("|---|---|---|---|---|---|---|");
+    for seed in [1, 2, 3] {
+        let jobs = gs_mix(200, nodes, 1.0, seed);
+        for (name, policy, params) in [
+            ("tetrisched", "tetrisched", vec![]),
+            ("tetrisched-NG", "tetrisched", vec![("no_global", "true")]),
+            ("tetrisched-NP", "tetrisched", vec![("no_plan_ahead", "true")]),
+            ("capacity", "capacity", vec![]),
+            ("fifo", "fifo", vec![]),
+        ] {
+            let r = run(policy, &params, nodes, &jobs);
+            assert_eq!(r.unfinished, 0, "{name}");
+            let (slo, n_slo, be, n_be, makespan) = figures(&jobs, &r);
+            println!("| {name} | {seed} | {slo:.1} | {n_slo} | {be:.1} | {n_be} | {makespan:.0} |");
+        }
+    }
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; any other argument picks a part.
+    let parts: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let want = |p: &str| parts.is_empty() || parts.iter().any(|a| a == p);
+    if want("slo_mix") {
+        slo_mix_experiment();
+    }
+    if want("solver_sizing") {
+        solver_sizing();
     }
 }

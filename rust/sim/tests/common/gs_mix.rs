@@ -1,0 +1,82 @@
+//! The GS_MIX-shaped SLO workload of tetrisched.md §5, shared by the
+//! simulator test `tests/tetrisched.rs` and the experiment in
+//! `benches/tetrisched.rs`.
+
+use sojourn_core::{Phase, Priority, Resources, Rng, Time};
+use sojourn_sim::engine::{simulate, SimConfig};
+use sojourn_sim::run::RunResult;
+use sojourn_sim::workload::{ClusterSpec, JobSpec, JobStream, TaskGroup};
+use std::collections::BTreeMap;
+
+/// A GS_MIX-shaped workload (Table 1: 70% SLO, 30% BE, unconstrained
+/// [L301–L307]; parameters per §5.8/A13 as the paper gives none): rigid
+/// gangs of k ∈ {1..4} one-slot tasks of one duration d ∈ U[10, 60] s,
+/// Poisson arrivals at `load` of `nodes` slots; an SLO job's deadline is
+/// submit + U[1.5, 3] × d, and its value 1000 (an accepted SLO, §3.2).
+pub fn gs_mix(jobs: u64, nodes: usize, load: f64, seed: u64) -> Vec<JobSpec> {
+    let mut rng = Rng::seeded(seed);
+    let mean_work_s = 2.5 * 35.0; // E[k] · E[d]
+    let interarrival_s = mean_work_s / (nodes as f64 * load);
+    let mut t = 0.0;
+    (0..jobs)
+        .map(|id| {
+            t += rng.exponential(interarrival_s);
+            let k = 1 + rng.below(4) as usize;
+            let d_ms = (10_000.0 + rng.next_f64() * 50_000.0).round() as u64;
+            let slo = rng.next_f64() < 0.7;
+            let slack = 1.5 + rng.next_f64() * 1.5;
+            let submit = Time::from_secs_f64(t);
+            JobSpec {
+                id,
+                name: format!("{}{id}", if slo { "slo" } else { "be" }),
+                submit,
+                queue: "default".into(),
+                user: "u".into(),
+                priority: 0,
+                groups: vec![TaskGroup {
+                    phase: Phase::Map,
+                    priority: Priority::MAP,
+                    resources: Resources::new(1024, 1),
+                    durations_ms: vec![d_ms; k],
+                    hosts: vec![],
+                }],
+                deadline: slo.then(|| submit.plus((d_ms as f64 * slack).round() as u64)),
+                value: slo.then_some(1000.0),
+            }
+        })
+        .collect()
+}
+
+pub fn run(policy: &str, params: &[(&str, &str)], nodes: usize, jobs: &[JobSpec]) -> RunResult {
+    let cluster = ClusterSpec::uniform(nodes, Resources::new(1024, 1), 10);
+    let cfg = SimConfig {
+        policy: policy.into(),
+        params: params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<BTreeMap<_, _>>(),
+        heartbeat_ms: 0,
+        check_invariants: true,
+        ..SimConfig::default()
+    };
+    let owned: Vec<JobSpec> = jobs.to_vec();
+    let stream: JobStream = Box::new(owned.into_iter().map(Ok));
+    simulate(&cluster, stream, "gs_mix", &cfg, None).expect("run")
+}
+
+/// (SLO attainment %, SLO jobs, mean BE latency s, BE jobs, makespan s).
+pub fn figures(jobs: &[JobSpec], r: &RunResult) -> (f64, usize, f64, usize, f64) {
+    let spec: BTreeMap<u64, &JobSpec> = jobs.iter().map(|j| (j.id, j)).collect();
+    let (mut met, mut be, mut be_s) = (0, 0, 0.0);
+    for j in &r.jobs {
+        match spec.get(&j.id).and_then(|s| s.deadline) {
+            Some(d) => met += usize::from(j.finish <= d),
+            None => {
+                be += 1;
+                be_s += j.response_ms() as f64 / 1000.0;
+            }
+        }
+    }
+    // Jobs that never finished count as misses (A21).
+    let slo_all = jobs.iter().filter(|j| j.deadline.is_some()).count();
+    let be_all = jobs.len() - slo_all;
+    let makespan = r.jobs.iter().map(|j| j.finish.as_secs_f64()).fold(0.0, f64::max);
+    (100.0 * met as f64 / slo_all.max(1) as f64, slo_all, be_s / be.max(1) as f64, be_all, makespan)
+}
