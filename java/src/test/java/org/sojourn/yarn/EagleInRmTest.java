@@ -3,17 +3,13 @@ package org.sojourn.yarn;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.yarn.api.records.Container;
-import org.apache.hadoop.yarn.api.records.ContainerState;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
-import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.junit.Test;
 
 /**
@@ -29,12 +25,7 @@ import org.junit.Test;
  * never gets a container on nm1, even once it is idle. Without the bit
  * every task is short and the wide job probes nm1 too.
  */
-public class EagleInRmTest extends SojournTestBase {
-  private static final int WIDE = 100;
-
-  private MockNM nm1;
-  private MockNM nm2;
-
+public class EagleInRmTest extends ShortBehindWideTestBase {
   private YarnConfiguration eagle(boolean shortBit) {
     YarnConfiguration conf = conf();
     conf.set("yarn.scheduler.sojourn.policy", "eagle");
@@ -45,43 +36,6 @@ public class EagleInRmTest extends SojournTestBase {
     conf.set("yarn.scheduler.sojourn.eagle.short_partition_pct", "50");
     conf.set("yarn.scheduler.sojourn.eagle.network_delay_us", "0");
     return conf;
-  }
-
-  private void heartbeatBoth() throws Exception {
-    nm1.nodeHeartbeat(true);
-    nm2.nodeHeartbeat(true);
-    rm.drainEvents();
-  }
-
-  private MockNM nmOf(NodeId node) {
-    return node.equals(nm1.getNodeId()) ? nm1 : nm2;
-  }
-
-  private static int on(List<Container> cs, MockNM nm) {
-    int n = 0;
-    for (Container c : cs) {
-      if (c.getNodeId().equals(nm.getNodeId())) {
-        n++;
-      }
-    }
-    return n;
-  }
-
-  /** The wide job: its AM, then WIDE containers asked; returns what it got. */
-  private List<Container> startWide(MockAM[] amOut) throws Exception {
-    nm1 = rm.registerNode("127.0.0.1:1234", 8 * GB, 8);
-    nm2 = rm.registerNode("127.0.0.2:1234", 8 * GB, 8);
-    heartbeatBoth();
-    RMApp wide = submit(GB, "default", "alice");
-    MockAM am = MockRM.launchAndRegisterAM(wide, rm, nm1);
-    amOut[0] = am;
-    am.addRequests(new String[] {"*"}, GB, 1, WIDE);
-    List<Container> got = new ArrayList<>(am.schedule().getAllocatedContainers());
-    for (int i = 0; i < 5; i++) {
-      heartbeatBoth();
-      got.addAll(am.schedule().getAllocatedContainers());
-    }
-    return got;
   }
 
   private boolean wideAmOnNm2(RMApp wide) {
@@ -108,13 +62,7 @@ public class EagleInRmTest extends SojournTestBase {
       List<Container> got = allocateAndWait(am, nm1, GB, 1, 2);
       assertEquals(user + "'s short tasks start while the wide job waits", 2, got.size());
       assertEquals(user + "'s short tasks run beside no long task", 2, on(got, nm1));
-      for (Container c : got) {
-        nmOf(c.getNodeId()).nodeHeartbeat(am.getApplicationAttemptId(), c.getId().getContainerId(),
-            ContainerState.COMPLETE);
-      }
-      assertEquals(2, waitCompleted(am, 2).size());
-      MockRM.finishAMAndVerifyAppState(app, rm, nmOf(amNode), am);
-      assertEquals(RMAppState.FINISHED, app.getState());
+      finishShortJob(app, am, got);
     }
     // nm1 is now nearly idle, and the wide job still has 90-odd tasks
     // asked: none of them goes to the short partition

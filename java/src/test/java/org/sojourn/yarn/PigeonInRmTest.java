@@ -3,17 +3,12 @@ package org.sojourn.yarn;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.yarn.api.records.Container;
-import org.apache.hadoop.yarn.api.records.ContainerState;
-import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
-import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.junit.Test;
 
 /**
@@ -27,12 +22,7 @@ import org.junit.Test;
  * every task is short, the wide job's tasks fill the reserved slots too and
  * wait ahead of the short jobs' AMs at the masters: those get nothing.
  */
-public class PigeonInRmTest extends SojournTestBase {
-  private static final int WIDE = 100;
-
-  private MockNM nm1;
-  private MockNM nm2;
-
+public class PigeonInRmTest extends ShortBehindWideTestBase {
   private YarnConfiguration pigeon(boolean shortBit) {
     YarnConfiguration conf = conf();
     conf.set("yarn.scheduler.sojourn.policy", "pigeon");
@@ -44,33 +34,6 @@ public class PigeonInRmTest extends SojournTestBase {
     conf.set("yarn.scheduler.sojourn.pigeon.reserved_pct", "50");
     conf.set("yarn.scheduler.sojourn.pigeon.network_delay_us", "0");
     return conf;
-  }
-
-  private void heartbeatBoth() throws Exception {
-    nm1.nodeHeartbeat(true);
-    nm2.nodeHeartbeat(true);
-    rm.drainEvents();
-  }
-
-  private MockNM nmOf(NodeId node) {
-    return node.equals(nm1.getNodeId()) ? nm1 : nm2;
-  }
-
-  /** The wide job: its AM, then WIDE containers asked; returns what it got. */
-  private List<Container> startWide(MockAM[] amOut) throws Exception {
-    nm1 = rm.registerNode("127.0.0.1:1234", 8 * GB, 8);
-    nm2 = rm.registerNode("127.0.0.2:1234", 8 * GB, 8);
-    heartbeatBoth();
-    RMApp wide = submit(GB, "default", "alice");
-    MockAM am = MockRM.launchAndRegisterAM(wide, rm, nm1);
-    amOut[0] = am;
-    am.addRequests(new String[] {"*"}, GB, 1, WIDE);
-    List<Container> got = new ArrayList<>(am.schedule().getAllocatedContainers());
-    for (int i = 0; i < 5; i++) {
-      heartbeatBoth();
-      got.addAll(am.schedule().getAllocatedContainers());
-    }
-    return got;
   }
 
   @Test(timeout = 90000)
@@ -90,14 +53,7 @@ public class PigeonInRmTest extends SojournTestBase {
       // the short job has all it asked for: what is pending is the wide job's
       assertEquals("the wide job still has pending asks", WIDE - wide.size(), pendingContainers());
       // the short job's tasks and AM complete: it finishes
-      for (Container c : got) {
-        nmOf(c.getNodeId()).nodeHeartbeat(am.getApplicationAttemptId(), c.getId().getContainerId(),
-            ContainerState.COMPLETE);
-      }
-      assertEquals(2, waitCompleted(am, 2).size());
-      NodeId amNode = app.getCurrentAppAttempt().getMasterContainer().getNodeId();
-      MockRM.finishAMAndVerifyAppState(app, rm, nmOf(amNode), am);
-      assertEquals(RMAppState.FINISHED, app.getState());
+      finishShortJob(app, am, got);
     }
     // the wide job never gained a reserved slot: still 7 tasks running,
     // 93 asked
