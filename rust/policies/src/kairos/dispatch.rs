@@ -4,7 +4,7 @@
 //! (or a random node, or the lowest total attained service).
 
 use super::{is_am, Kairos, TieBreak};
-use sojourn_core::{AppId, Cluster, Ctx, NodeId, Priority, Refusal, Time};
+use sojourn_core::{AppId, Cluster, Ctx, NodeId, Phase, Priority, Refusal, Time};
 
 /// A node's place in the dispatch order: (task count, tie-break, id).
 pub(crate) type NodeKey = (u32, u64, NodeId);
@@ -71,12 +71,15 @@ impl Kairos {
         let Some(n) = cluster.node(node) else { return false };
         let largest = tasks.into_iter().flatten().filter_map(|c| cluster.container(*c)).map(|c| c.resources.vcores);
         let largest = largest.max().unwrap_or(0);
-        // Vcores held by containers Kairos does not manage: the AMs.
+        // Vcores held by AM containers. Only AMs: a task Kairos did not
+        // place (one kept across an AM restart, recovered after an RM
+        // restart) is still a task that can end or be suspended.
         let held = n
             .containers
             .iter()
             .filter(|c| !self.tasks.contains_key(c))
             .filter_map(|c| cluster.container(*c))
+            .filter(|c| c.phase == Phase::Am)
             .map(|c| c.resources.vcores)
             .fold(0u32, u32::saturating_add);
         n.capacity.vcores.saturating_sub(held).saturating_sub(need) >= largest
