@@ -78,8 +78,12 @@ fn check_max_shares(q: &serde_json::Value) -> Result<(), TestCaseError> {
 }
 
 /// Asks may be AMs: the AM share holds some back, so work conservation is
-/// not checked; instead every AM placed either is its leaf's only one or
-/// keeps the leaf's AMs within the leaf's AM memory limit.
+/// not checked; instead every app's first AM placed either is its leaf's
+/// only one or keeps the leaf's AMs within the leaf's AM memory limit. The
+/// limit is checked when an app's AM is admitted, as FSLeafQueue.canRunAppAM
+/// is: a further AM container of an admitted app (the generator may ask for
+/// several) is not a new admission, and the limit may have shrunk since, as
+/// other queues became active.
 const OPS_AM: OpSpace = OpSpace { am: true, ..OPS };
 
 fn run_am(cfg: &[(&str, &str)], nodes: &[(u8, u8)], ops: &[props::Op]) -> Result<(), TestCaseError> {
@@ -87,11 +91,12 @@ fn run_am(cfg: &[(&str, &str)], nodes: &[(u8, u8)], ops: &[props::Op]) -> Result
     let given: BTreeMap<String, String> = cfg.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let params = Params::validate("fair", PARAMS, &given).map_err(fail)?;
     let setup = Setup { queues: &QUEUES, ..Setup::default() };
+    let mut admitted = std::collections::BTreeSet::new();
     props::run("fair", build(&params).map_err(fail)?, &setup, nodes, ops, |d, step| {
         let root = d.harness().describe()["root"].clone();
         for dec in step.decisions {
             let Decision::Allocate { app, container, .. } = dec else { continue };
-            if d.cluster().container(*container).map(|c| c.phase) != Some(Phase::Am) {
+            if d.cluster().container(*container).map(|c| c.phase) != Some(Phase::Am) || !admitted.insert(*app) {
                 continue;
             }
             let Some(leaf) = leaf_of(&root, app.0 as u64) else { continue };
