@@ -616,6 +616,7 @@ final class MapReduceProgress {
     private final long maxBytes;
     private long bytesLeft;
     private final ScheduledFuture<?> alarm;
+    private volatile ScheduledFuture<?> retry;
     private HttpURLConnection open;
     private boolean expired;
 
@@ -644,6 +645,10 @@ final class MapReduceProgress {
       }
       if (c != null) {
         c.disconnect(); // fails the blocked read (outside the lock: disconnect may wait for a read)
+        // A disconnect while the connection is still being made finds no
+        // socket to close, and a server dripping its headers would then hold
+        // the reader past the deadline: try again until the reader lets go.
+        retry = WATCHDOG.schedule(this::expire, 100, TimeUnit.MILLISECONDS);
       }
     }
 
@@ -679,6 +684,13 @@ final class MapReduceProgress {
     @Override
     public void close() {
       alarm.cancel(false);
+      synchronized (this) {
+        open = null; // no further retries
+      }
+      ScheduledFuture<?> r = retry;
+      if (r != null) {
+        r.cancel(false);
+      }
     }
   }
 

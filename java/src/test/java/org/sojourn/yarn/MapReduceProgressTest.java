@@ -459,7 +459,7 @@ public class MapReduceProgressTest extends SojournTestBase {
    * per-read timeout never fires), and it delays no other AM: in the same
    * round, another AM's readings arrive at once.
    */
-  @Test(timeout = 30000)
+  @Test(timeout = 60000)
   public void aDrippingAmIsCutOffAtItsDeadlineWhileAnotherAmsProgressArrives() throws Exception {
     AtomicInteger dripConnections = new AtomicInteger();
     try (ServerSocket body = dripping(false, dripConnections);
@@ -490,9 +490,9 @@ public class MapReduceProgressTest extends SojournTestBase {
         p.pollAll(); // app 1 is still being read: not queued again
         // Cut off at its deadline (refused and counted). On a loaded 2-core machine the
         // watchdog may fire late, so the upper bound is loose; the lower one is the point.
-        assertTrue("app 1 was never cut off", waitFor(() -> p.refusals() >= 1, 10000));
+        assertTrue("app 1 was never cut off", waitFor(() -> p.refusals() >= 1, 20000));
         took = (System.nanoTime() - t0) / 1_000_000;
-        assertTrue("app 1 cut off after " + took + " ms", took >= 1400 && took < 8000);
+        assertTrue("app 1 cut off after " + took + " ms", took >= 1400 && took < 20000);
         assertEquals("connections to the dripping AMs", 2, dripConnections.get());
       } finally {
         p.stop();
