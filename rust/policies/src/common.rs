@@ -130,3 +130,30 @@ pub fn place_one(ctx: &mut Ctx<'_>, app: AppId, node: NodeId) -> bool {
     }
     false
 }
+
+/// A list parameter of queue names (`short_queues` of pigeon and the hawk
+/// family): comma separated, empty entries ignored, a name with spaces or an
+/// empty path element refused, naming `param`.
+pub(crate) fn parse_queues(param: &str, s: &str) -> sojourn_core::Result<Vec<String>> {
+    let mut out = Vec::new();
+    for q in s.split(',').map(str::trim).filter(|q| !q.is_empty()) {
+        if q.contains(char::is_whitespace) || q.split('.').any(str::is_empty) {
+            return Err(sojourn_core::CoreError::Config(format!(
+                "parameter '{param}': '{q}' is not a queue name or path"
+            )));
+        }
+        out.push(q.to_string());
+    }
+    Ok(out)
+}
+
+/// Whether an app submitted to `queue` (a leaf or a full path) is in one of
+/// `listed`: the queue is listed, or its path ends with a listed path, or a
+/// bare leaf name matches a listed path's leaf.
+pub(crate) fn in_queues(listed: &[String], queue: &str) -> bool {
+    listed.iter().any(|q| {
+        queue == q
+            || queue.strip_suffix(q.as_str()).is_some_and(|head| head.ends_with('.'))
+            || q.strip_suffix(queue).is_some_and(|head| head.ends_with('.') && !queue.contains('.'))
+    })
+}

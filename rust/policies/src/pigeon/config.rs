@@ -155,7 +155,7 @@ impl Config {
             delay_us: delay_us as u64,
             unknown_is_long: p.str("unknown_estimate")? == "long",
             max_am_share: p.float_in("max_am_share", 0.0, 1.0)?,
-            short_queues: parse_queues(&p.str("short_queues")?)?,
+            short_queues: crate::common::parse_queues("short_queues", &p.str("short_queues")?)?,
         })
     }
 
@@ -163,23 +163,6 @@ impl Config {
     /// short: the queue is listed, or its leaf is, or its path ends with a
     /// listed path.
     pub fn is_short_queue(&self, queue: &str) -> bool {
-        self.short_queues.iter().any(|q| {
-            queue == q
-                || queue.strip_suffix(q.as_str()).is_some_and(|head| head.ends_with('.'))
-                || q.strip_suffix(queue).is_some_and(|head| head.ends_with('.') && !queue.contains('.'))
-        })
+        crate::common::in_queues(&self.short_queues, queue)
     }
-}
-
-/// `short_queues`: comma-separated queue names; empty entries are
-/// ignored, a name with spaces or an empty path element is refused.
-fn parse_queues(s: &str) -> Result<Vec<String>> {
-    let mut out = Vec::new();
-    for q in s.split(',').map(str::trim).filter(|q| !q.is_empty()) {
-        if q.contains(char::is_whitespace) || q.split('.').any(str::is_empty) {
-            return Err(CoreError::Config(format!("parameter 'short_queues': '{q}' is not a queue name or path")));
-        }
-        out.push(q.to_string());
-    }
-    Ok(out)
 }
