@@ -27,7 +27,7 @@
 use crate::cluster::{Cluster, Recovered};
 use crate::error::{CoreError, Result};
 use crate::metrics::Metrics;
-use crate::policy::{Ctx, Policy};
+use crate::policy::{Ctx, Offload, Policy};
 use crate::protocol::{Decision, Event, PreemptMode, Record, RefusalKind};
 use crate::resources::Resources;
 use crate::rng::Rng;
@@ -81,6 +81,10 @@ pub struct CoreConfig {
     pub max_allocation: Option<Resources>,
     /// Network delay for distributed-scheduler emulations (ms).
     pub network_delay_ms: u64,
+    /// The host runs offloaded work ([`Ctx::offload`]): it takes it with
+    /// [`Core::take_offloads`] after each step and answers with
+    /// [`Event::OffloadDone`]. Off, policies do such work inline.
+    pub offload: bool,
 }
 
 /// Counters a host can report (decisions by kind, rejections).
@@ -102,6 +106,8 @@ pub struct Core {
     stats: CoreStats,
     metrics: Metrics,
     last_now: Time,
+    offload: bool,
+    offloads: Vec<Offload>,
 }
 
 impl Core {
@@ -115,6 +121,8 @@ impl Core {
             stats: CoreStats::default(),
             metrics: Metrics::default(),
             last_now: Time::ZERO,
+            offload: config.offload,
+            offloads: Vec::new(),
         }
     }
 
@@ -175,10 +183,20 @@ impl Core {
         for (i, r) in records.into_iter().enumerate() {
             let now = r.now;
             let step = self.step(now, r.into_events())?;
+            // The recording holds the answers to offloaded work.
+            self.offloads.clear();
             out.decisions.extend(step.decisions);
             out.refused.extend(step.refused.into_iter().map(|e| (i, e)));
         }
         Ok(out)
+    }
+
+    /// The work the policy offloaded since the last call (only with
+    /// [`CoreConfig::offload`]); the host answers each with
+    /// [`Event::OffloadDone`] in a later step. A replay drops it: the
+    /// recording holds the answers.
+    pub fn take_offloads(&mut self) -> Vec<Offload> {
+        std::mem::take(&mut self.offloads)
     }
 
     /// When the policy next wants a step.
@@ -252,6 +270,7 @@ impl Core {
                 self.stats.rejections += 1;
                 self.rollback(decision, *kind, now);
             }
+            Event::OffloadDone { .. } => {}
         }
         self.with_ctx(now, |p, ctx| p.on_event(ctx, &event));
         Ok(())
@@ -283,6 +302,9 @@ impl Core {
         let before = self.out.len();
         let mut ctx =
             Ctx::new(now, &mut self.cluster, &mut self.out, &mut self.rng, self.network_delay_ms, &mut self.metrics);
+        if self.offload {
+            ctx = ctx.with_offloads(&mut self.offloads);
+        }
         f(self.policy.as_mut(), &mut ctx);
         for d in self.out.iter().skip(before) {
             match d {

@@ -53,6 +53,12 @@ impl Harness {
         self.core.next_wake()
     }
 
+    /// The work the policy offloaded (with `CoreConfig::offload`), for a
+    /// test to answer when it chooses.
+    pub fn take_offloads(&mut self) -> Vec<crate::policy::Offload> {
+        self.core.take_offloads()
+    }
+
     pub fn core(&self) -> &Core {
         &self.core
     }

@@ -15,6 +15,10 @@
 //! - [`Policy::on_wake`]: the time the policy gave in [`Policy::next_wake`]
 //!   has come (it keeps its timers in a [`TimerTable`](crate::TimerTable)).
 //! - [`Policy::describe`]: a snapshot of its state for operators.
+//!
+//! Work too slow for the scheduler's path (a MILP solve) can be handed to
+//! the host with [`Ctx::offload`]; its answer comes back later as an
+//! [`Event::OffloadDone`] through [`Policy::on_event`].
 
 use crate::cluster::{Cluster, Container};
 use crate::error::Result;
@@ -89,6 +93,32 @@ pub struct Ctx<'a> {
     pub metrics: &'a mut Metrics,
     cluster: &'a mut Cluster,
     out: &'a mut VecDeque<Decision>,
+    /// Where offloaded work goes; `None` when the host runs none.
+    offloads: Option<&'a mut Vec<Offload>>,
+}
+
+/// Work a policy hands the host to run off the scheduler's path (another
+/// thread in the ResourceManager). Its answer comes back as
+/// [`Event::OffloadDone`] with the same `tag`. The work must be a pure
+/// function of what it captured: the core stays deterministic because only
+/// the recorded answer enters it.
+pub struct Offload {
+    pub tag: u64,
+    pub work: Box<dyn FnOnce() -> serde_json::Value + Send>,
+}
+
+impl std::fmt::Debug for Offload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Offload").field("tag", &self.tag).finish_non_exhaustive()
+    }
+}
+
+impl Offload {
+    /// Runs the work here and now, as the answer's event: what a host that
+    /// runs offloaded work inline (a test, a simulator) feeds back.
+    pub fn run(self) -> Event {
+        Event::OffloadDone { tag: self.tag, result: (self.work)() }
+    }
 }
 
 impl<'a> Ctx<'a> {
@@ -100,7 +130,32 @@ impl<'a> Ctx<'a> {
         network_delay_ms: u64,
         metrics: &'a mut Metrics,
     ) -> Ctx<'a> {
-        Ctx { now, rng, network_delay_ms, metrics, cluster, out }
+        Ctx { now, rng, network_delay_ms, metrics, cluster, out, offloads: None }
+    }
+
+    /// Lets the policy hand work to the host ([`Ctx::offload`]).
+    pub fn with_offloads(mut self, offloads: &'a mut Vec<Offload>) -> Ctx<'a> {
+        self.offloads = Some(offloads);
+        self
+    }
+
+    /// Whether the host runs offloaded work ([`Ctx::offload`]).
+    pub fn can_offload(&self) -> bool {
+        self.offloads.is_some()
+    }
+
+    /// Hands `work` to the host, which runs it off the scheduler's path and
+    /// answers with [`Event::OffloadDone`] under `tag`. Returns the work back
+    /// when the host runs no offloaded work: the policy then does it inline.
+    pub fn offload(&mut self, tag: u64, work: Box<dyn FnOnce() -> serde_json::Value + Send>) -> Option<Offload> {
+        let o = Offload { tag, work };
+        match &mut self.offloads {
+            Some(q) => {
+                q.push(o);
+                None
+            }
+            None => Some(o),
+        }
     }
 
     pub fn cluster(&self) -> &Cluster {

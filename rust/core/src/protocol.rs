@@ -238,6 +238,15 @@ pub enum Event {
     /// Event-driven drivers (the papers' simulators): offer every node with
     /// free resources to the policy now, as if each had heartbeated.
     ScheduleAll,
+    /// The answer to work the policy handed the host with
+    /// [`Ctx::offload`](crate::Ctx::offload) (a TetriSched MILP solve), under
+    /// the tag the policy gave it. The host runs the work off the scheduler's
+    /// path and brings the answer back as this event, so the flight recorder
+    /// keeps it and a replay reproduces the decisions without redoing the work.
+    OffloadDone {
+        tag: u64,
+        result: serde_json::Value,
+    },
 }
 
 /// How the side that refused something should have it treated: the
@@ -329,6 +338,23 @@ pub struct RecordingMeta {
     /// decisions exactly.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub segment: u32,
+    /// The host ran offloaded work ([`CoreConfig::offload`](crate::CoreConfig::offload)):
+    /// a replay must configure its core the same way, so the policy waits for
+    /// the recorded [`Event::OffloadDone`] answers instead of working inline.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub offload: bool,
+}
+
+impl RecordingMeta {
+    /// The core settings the recorded run had, for a replay.
+    pub fn core_config(&self) -> crate::CoreConfig {
+        crate::CoreConfig {
+            seed: self.seed,
+            max_allocation: self.max_allocation,
+            network_delay_ms: self.network_delay_ms,
+            offload: self.offload,
+        }
+    }
 }
 
 fn is_zero(n: &u32) -> bool {

@@ -297,6 +297,7 @@ pub fn event_samples() -> Vec<Event> {
             suspended: true,
         },
         Event::ScheduleAll,
+        Event::OffloadDone { tag: 12, result: serde_json::json!({ "objective": 1.5 }) },
     ]
 }
 

@@ -19,6 +19,7 @@
 pub mod api;
 pub mod error;
 pub mod logbuf;
+pub mod offload;
 pub mod session;
 pub mod wire;
 

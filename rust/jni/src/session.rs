@@ -5,6 +5,7 @@
 //! else is lost).
 
 use crate::error::{BridgeError, Result};
+use crate::offload::Worker;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use sojourn_core::{Core, CoreConfig, Decision, Event, Record, RefusalKind, Resources, Time};
@@ -185,6 +186,9 @@ impl Recorder {
     }
 }
 
+/// How soon the shim is asked to call back while offloaded work runs (ms).
+const OFFLOAD_POLL_MS: u64 = 50;
+
 pub struct Session {
     core: Core,
     policy: String,
@@ -193,6 +197,9 @@ pub struct Session {
     /// allocates nothing once the buffer has grown, and so that a response
     /// larger than the shim's buffer can be fetched by a second call.
     pub(crate) wire_out: Vec<u8>,
+    /// Runs the policy's offloaded work (TetriSched's solves) off the
+    /// scheduler's lock; started at the first piece of work.
+    worker: Worker,
 }
 
 impl Session {
@@ -206,6 +213,7 @@ impl Session {
             max_allocation: settings.max_allocation,
             network_delay_ms: settings.network_delay_ms,
             segment: 0,
+            offload: true,
         };
         let recorder = match settings.record.as_deref() {
             Some(p) if !p.trim().is_empty() => Some(Recorder::open(p.trim(), &meta, settings.record_max_mb)?),
@@ -215,6 +223,7 @@ impl Session {
             seed: settings.seed,
             max_allocation: settings.max_allocation,
             network_delay_ms: settings.network_delay_ms,
+            offload: true,
         };
         log::info!(
             "sojourn core started: policy {policy}, {} parameter(s), seed {}{}",
@@ -222,7 +231,13 @@ impl Session {
             settings.seed,
             recorder.as_ref().map(|r| format!(", recording to {}", r.path)).unwrap_or_default()
         );
-        Ok(Session { core: Core::new(built, config), policy: policy.to_string(), recorder, wire_out: Vec::new() })
+        Ok(Session {
+            core: Core::new(built, config),
+            policy: policy.to_string(),
+            recorder,
+            wire_out: Vec::new(),
+            worker: Worker::default(),
+        })
     }
 
     pub fn policy(&self) -> &str {
@@ -267,17 +282,39 @@ impl Session {
         if now < self.core.now() {
             return Err(sojourn_core::CoreError::ClockBackwards { now, last: self.core.now() }.into());
         }
+        // Offloaded work that finished since the last call enters after the
+        // host's events, as events of this step (so the recorder keeps them).
+        let host_events = decoded.len();
+        decoded.extend(self.worker.finished());
         if self.recorder.is_some() {
             self.record(Record::step(now, decoded.clone()));
         }
         let step = self.core.step(now, decoded)?;
-        errors.extend(step.refused.into_iter().map(|r| EventError {
-            index: index_of.get(r.index).copied().unwrap_or(r.index),
-            kind: r.error.kind(),
-            message: r.error.to_string(),
-        }));
+        for work in self.core.take_offloads() {
+            self.worker.submit(work);
+        }
+        for r in step.refused {
+            if r.index >= host_events {
+                // An answer the policy no longer wanted: not the host's fault.
+                log::warn!("offloaded work's answer refused: {}", r.error);
+                continue;
+            }
+            errors.push(EventError {
+                index: index_of.get(r.index).copied().unwrap_or(r.index),
+                kind: r.error.kind(),
+                message: r.error.to_string(),
+            });
+        }
         errors.sort_by_key(|e| e.index);
-        Ok(self.response(step.decisions, errors, step.next_wake))
+        // While offloaded work runs, the shim's timer calls back soon (its
+        // tick, yarn.scheduler.sojourn.tick-ms), so that an answer is applied
+        // even when no NodeManager heartbeats.
+        let wake = match step.next_wake {
+            Some(t) if self.worker.busy() => Some(t.min(now.plus(OFFLOAD_POLL_MS))),
+            None if self.worker.busy() => Some(now.plus(OFFLOAD_POLL_MS)),
+            other => other,
+        };
+        Ok(self.response(step.decisions, errors, wake))
     }
 
     /// Decodes a JSON array of events one element at a time and applies it.
@@ -403,8 +440,6 @@ pub fn catalog() -> serde_json::Value {
 /// same policy, parameters and seed this reproduces the recorded run's
 /// decisions (the core is deterministic).
 pub fn replay(meta: &RecordingMeta, records: impl IntoIterator<Item = Record>) -> Result<Vec<Decision>> {
-    let config =
-        CoreConfig { seed: meta.seed, max_allocation: meta.max_allocation, network_delay_ms: meta.network_delay_ms };
-    let mut core = Core::new(sojourn_policies::build(&meta.policy, &meta.params)?, config);
+    let mut core = Core::new(sojourn_policies::build(&meta.policy, &meta.params)?, meta.core_config());
     Ok(core.replay(records)?.decisions)
 }

@@ -293,3 +293,46 @@ fn a_core_that_panicked_is_never_used_again() {
     assert!(matches!(api::describe(h), Err(BridgeError::Poisoned(_))));
     api::close(h).unwrap();
 }
+
+/// TetriSched's solve runs on the bridge's offload thread: the step that
+/// starts a cycle returns at once with no allocation, a later call (a
+/// heartbeat) brings the plan, and the recording, which holds the solver's
+/// answer as an event, replays to the same decisions without solving.
+#[test]
+fn a_tetrisched_solve_runs_off_the_call_and_its_answer_replays() {
+    let dir = scratch("offload");
+    let path = dir.join("rec.jsonl");
+    let settings = serde_json::json!({ "record": path.to_str().unwrap() }).to_string();
+    let h = open("tetrisched", &[("slo_queues", "root.slo")], &settings).unwrap();
+    let setup = r#"[
+      {"type":"node_added","node":1,"name":"h1:1234","rack":"/r0","capacity":{"memory_mb":4096,"vcores":4}},
+      {"type":"app_added","app":1,"queue":"root.slo","user":"alice"},
+      {"type":"asks_updated","app":1,"asks":[{"priority":1,"capability":{"memory_mb":1024,"vcores":1},"count":2,"phase":"map","est_task_ms":8000}]},
+      {"type":"node_heartbeat","node":1}
+    ]"#;
+    let r = response(&api::step(h, 4_000, setup).unwrap());
+    assert_eq!(r["decisions"].as_array().map(Vec::len), Some(0), "the solve is not in the call: {r}");
+    let d = response(&api::describe(h).unwrap());
+    assert_eq!(d["state"]["solving"], true, "{d}");
+    let mut allocated = 0;
+    let mut t = 4_001;
+    let start = std::time::Instant::now();
+    while allocated == 0 && start.elapsed() < std::time::Duration::from_secs(30) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let r = response(&api::step(h, t, r#"[{"type":"node_heartbeat","node":1}]"#).unwrap());
+        allocated = r["decisions"].as_array().map_or(0, |a| a.iter().filter(|d| d["type"] == "allocate").count());
+        t += 1;
+    }
+    assert_eq!(allocated, 2, "the plan arrives with a later heartbeat: the whole gang");
+    let d = response(&api::describe(h).unwrap());
+    assert_eq!(d["state"]["solving"], false, "{d}");
+    assert_eq!(d["metrics"]["tetrisched.offloaded_solves"], 1.0, "{d}");
+    api::close(h).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("\"offload_done\""), "the answer is recorded");
+    let out = api::replay_file(path.to_str().unwrap()).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["identical"], true, "{v}");
+    assert_eq!(v["decisions"], 2, "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

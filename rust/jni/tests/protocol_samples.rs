@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use sojourn_core::{Decision, Event};
 use sojourn_jni::api;
 
-const EVENT_VARIANTS: usize = 13;
+const EVENT_VARIANTS: usize = 14;
 
 fn event_variant(e: &Event) -> usize {
     match e {
@@ -26,6 +26,7 @@ fn event_variant(e: &Event) -> usize {
         Event::Rejected { .. } => 10,
         Event::ContainerRecovered { .. } => 11,
         Event::ScheduleAll => 12,
+        Event::OffloadDone { .. } => 13,
     }
 }
 

@@ -12,7 +12,7 @@
 use crate::engine::SimError;
 use crate::workload::limits::MAX_RECORD_LINE_BYTES;
 use crate::workload::text::Lines;
-use sojourn_core::{Core, CoreConfig, Decision, Record, RecordingMeta};
+use sojourn_core::{Core, Decision, Record, RecordingMeta};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -78,6 +78,7 @@ pub fn replay(file: &Path, opts: &ReplayOptions) -> Result<Replayed, SimError> {
             max_allocation: None,
             network_delay_ms: 0,
             segment: 0,
+            offload: false,
         }
     };
     if let Some(p) = &opts.policy {
@@ -92,9 +93,7 @@ pub fn replay(file: &Path, opts: &ReplayOptions) -> Result<Replayed, SimError> {
     if let Some(s) = opts.seed {
         meta.seed = s;
     }
-    let config =
-        CoreConfig { seed: meta.seed, max_allocation: meta.max_allocation, network_delay_ms: meta.network_delay_ms };
-    let mut core = Core::new(sojourn_policies::build(&meta.policy, &meta.params)?, config);
+    let mut core = Core::new(sojourn_policies::build(&meta.policy, &meta.params)?, meta.core_config());
     let records: Vec<Record> = lines_of(file, "a recorded step")?;
     let count = records.len();
     let sojourn_core::ReplayOutcome { decisions, refused } = core.replay(records)?;

@@ -103,7 +103,7 @@ impl Default for SolverOptions {
 }
 
 /// The model's size (§1.4.5), for regression tests and metrics.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ModelSize {
     pub int_vars: usize,
     pub bin_vars: usize,
@@ -111,7 +111,7 @@ pub struct ModelSize {
     pub constraints: usize,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Status {
     Optimal,
     TimeLimit,
@@ -119,7 +119,7 @@ pub enum Status {
 }
 
 /// A decoded solution: the units each leaf holds, per partition.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Plan {
     pub grants: BTreeMap<LeafId, Vec<(PartId, u32)>>,
 }
@@ -130,8 +130,9 @@ impl Plan {
     }
 }
 
-/// What a solve returns.
-#[derive(Clone, Debug)]
+/// What a solve returns (and what crosses the host when the solve runs
+/// off the scheduler's thread).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Solved {
     pub plan: Plan,
     /// The solver's objective, defer penalty included.

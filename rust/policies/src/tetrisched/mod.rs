@@ -46,10 +46,13 @@
 //! Solver time is not measured here: the pure core reads no clock. The
 //! budget is the backend's own time limit (`time_limit_s`), which makes a
 //! run that hits it depend on the machine's speed; CBC runs single-threaded
-//! so runs that do not hit it are deterministic.
+//! so runs that do not hit it are deterministic. In the ResourceManager the
+//! solve runs on the bridge's offload thread, off the scheduler's lock, and
+//! its answer enters the core as a recorded event (`cycle.rs`).
 
 pub mod compile;
 pub mod config;
+mod cycle;
 pub mod jobs;
 pub mod strl;
 #[cfg(test)]
@@ -58,11 +61,11 @@ mod tests;
 use compile::{Plan, Supply, Window};
 use config::Config;
 pub use config::PARAMS;
-use jobs::{Class, Gang, JobStrl, JobType, OptionTag};
+use jobs::{Class, Gang, JobType, OptionTag};
 use serde_json::json;
 use sojourn_core::{Cluster, ContainerId, Ctx, Event, NodeId, Params, Policy, Resources, Result, Time};
 use std::collections::{BTreeMap, BTreeSet};
-use strl::{EqSets, JobKey, LeafId, Partitioning, Slice, Strl};
+use strl::{JobKey, LeafId, Partitioning, Slice, Strl};
 
 pub fn build(p: &Params) -> Result<Box<dyn Policy>> {
     Ok(Box::new(TetriSched::new(Config::from_params(p)?)))
@@ -108,6 +111,8 @@ pub struct TetriSched {
     warm: BTreeMap<(JobKey, OptionTag, Slice), u32>,
     last: CycleStats,
     cycles: u64,
+    /// The cycle whose solve the host is running (RM only, see `cycle.rs`).
+    in_flight: Option<cycle::InFlight>,
 }
 
 impl TetriSched {
@@ -120,6 +125,7 @@ impl TetriSched {
             warm: BTreeMap::new(),
             last: CycleStats::default(),
             cycles: 0,
+            in_flight: None,
         }
     }
 
@@ -153,9 +159,10 @@ impl TetriSched {
         let mut cache: BTreeMap<(u32, u64, u32, u32), Eligible> = BTreeMap::new();
         for app in cluster.apps() {
             let spec = &app.spec;
-            let class = if self.cfg.slo_queues.iter().any(|q| q == app.queue()) {
+            // Queue names as the hosts give them: a leaf or a path (`root.slo`).
+            let class = if crate::common::in_queues(&self.cfg.slo_queues, app.queue()) {
                 Class::SloAccepted
-            } else if self.cfg.slo_norez_queues.iter().any(|q| q == app.queue()) {
+            } else if crate::common::in_queues(&self.cfg.slo_norez_queues, app.queue()) {
                 Class::SloNoRez
             } else if spec.deadline.is_some() {
                 Class::SloAccepted
@@ -294,131 +301,6 @@ impl TetriSched {
             })
             .collect();
         Supply { avail }
-    }
-
-    /// One scheduling cycle (§6.1).
-    fn cycle(&mut self, ctx: &mut Ctx<'_>) {
-        let now = ctx.now;
-        self.dirty = false;
-        self.cycles += 1;
-        let q = self.cfg.quantum_ms;
-        // Step 1–2: forget containers that ended; extend under-estimates (A9).
-        self.running.retain(|id, _| ctx.cluster().container(*id).is_some());
-        for r in self.running.values_mut() {
-            if r.est_end <= now {
-                r.est_end = now.plus(q.max(r.est_ms / 10));
-            }
-        }
-        let gangs = self.gangs(ctx.cluster());
-        let tau0 = now.ms() / q;
-        let window = Window { now: tau0, len: self.cfg.window_slices };
-        let mut stats = CycleStats { at_ms: now.ms(), gangs: gangs.len(), ..CycleStats::default() };
-        if gangs.is_empty() {
-            stats.planner = "idle".into();
-            self.last = stats;
-            self.warm.clear();
-            self.next_cycle = None;
-            return;
-        }
-        // Step 4: STRL per gang.
-        let mut sets = EqSets::new();
-        let jobs: Vec<JobStrl> = gangs.iter().map(|g| jobs::strl(g, &mut sets, tau0, window.len, &self.cfg)).collect();
-        stats.hopeless = jobs.iter().filter(|j| j.hopeless).count();
-        let root = Strl::Sum(jobs.iter().map(|j| j.expr.clone()).collect());
-        // Leaf ranges per job in the root's leaf order.
-        let mut first = Vec::with_capacity(jobs.len());
-        let mut at = 0;
-        for j in &jobs {
-            first.push(at);
-            at += j.tags.len();
-        }
-        stats.leaves = at;
-        // Step 5–6: dynamic partitioning and supply.
-        let parts = Partitioning::atoms(&sets, &root.sets());
-        stats.partitions = parts.parts.len();
-        let supply = self.supply(ctx.cluster(), &parts, window);
-        // Step 7–9: the global MILP, or NG; NG is also the fallback.
-        let plan = if self.cfg.no_global {
-            stats.planner = "greedy".into();
-            greedy(&root, &parts, &supply, window, self.cfg.solver.defer_penalty)
-        } else {
-            let mut warm: BTreeMap<LeafId, u32> = BTreeMap::new();
-            if self.cfg.warm_start {
-                for (j, (g, js)) in gangs.iter().zip(&jobs).enumerate() {
-                    for (i, (tag, s)) in js.tags.iter().enumerate() {
-                        if let Some(u) = self.warm.get(&(g.key, *tag, *s)) {
-                            warm.insert(first[j] + i, *u);
-                        }
-                    }
-                }
-            }
-            // §2.8 (6): the MILP takes the first `max_milp_jobs` jobs in
-            // queue order; the rest are planned greedily on what it leaves.
-            let batch = jobs.len().min(self.cfg.max_milp_jobs);
-            let milp_root = Strl::Sum(jobs[..batch].iter().map(|j| j.expr.clone()).collect());
-            match compile::solve(&milp_root, &parts, &supply, window, &self.cfg.solver, &warm) {
-                Ok(s) => {
-                    stats.planner = if batch < jobs.len() { "milp+greedy".into() } else { "milp".into() };
-                    stats.int_vars = s.size.int_vars;
-                    stats.bin_vars = s.size.bin_vars;
-                    stats.constraints = s.size.constraints;
-                    stats.objective = s.objective;
-                    ctx.metrics.observe("tetrisched.int_vars", s.size.int_vars as f64);
-                    let mut plan = s.plan;
-                    if batch < jobs.len() {
-                        let mut left = supply.clone();
-                        let milp_leaves = milp_root.leaves();
-                        for (id, grants) in &plan.grants {
-                            if let Some((l, _)) = milp_leaves.get(*id) {
-                                subtract(&mut left, l, grants, window);
-                            }
-                        }
-                        let rest = Strl::Sum(jobs[batch..].iter().map(|j| j.expr.clone()).collect());
-                        let g = greedy(&rest, &parts, &left, window, self.cfg.solver.defer_penalty);
-                        plan.grants.extend(g.grants.into_iter().map(|(id, gr)| (id + first[batch], gr)));
-                    }
-                    plan
-                }
-                Err(e) => {
-                    ctx.metrics.count("tetrisched.solver_fallbacks", 1);
-                    stats.planner = "fallback".into();
-                    stats.solver_error = Some(e);
-                    greedy(&root, &parts, &supply, window, self.cfg.solver.defer_penalty)
-                }
-            }
-        };
-        ctx.metrics.count("tetrisched.cycles", 1);
-        // Step 10–12: launch leaves starting now; keep the rest for warm start.
-        let leaves = root.leaves();
-        self.warm.clear();
-        for (j, (g, js)) in gangs.iter().zip(&jobs).enumerate() {
-            for (i, (tag, s)) in js.tags.iter().enumerate() {
-                let id = first[j] + i;
-                let units = plan.units(id);
-                if units == 0 {
-                    continue;
-                }
-                if *s != tau0 {
-                    self.warm.insert((g.key, *tag, *s), units);
-                    continue;
-                }
-                let Some((leaf, _)) = leaves.get(id) else { continue };
-                // The slow option's runtime is σ × the estimate (§3.3).
-                let run_ms = if u64::from(leaf.dur) > g.est_ms.div_ceil(q) {
-                    (g.est_ms as f64 * self.cfg.slowdown).ceil() as u64
-                } else {
-                    g.est_ms
-                };
-                let placed = self.bind(ctx, g, &parts, &plan, id, sets.nodes(leaf.set), run_ms);
-                if placed > 0 {
-                    stats.launched_gangs += 1;
-                    stats.launched_containers += placed as usize;
-                }
-            }
-        }
-        ctx.metrics.count("tetrisched.launched_containers", stats.launched_containers as u64);
-        self.last = stats;
-        self.schedule_next(now);
     }
 
     /// Node binding (§1.4.6): the leaf's units on concrete nodes, each
@@ -620,6 +502,7 @@ impl Policy for TetriSched {
                     self.schedule_next(ctx.now);
                 }
             }
+            Event::OffloadDone { tag, result } => self.on_offload_done(ctx, *tag, result),
             _ => {}
         }
     }
@@ -661,6 +544,7 @@ impl Policy for TetriSched {
             "running_containers": self.running.len(),
             "tentative_leaves": self.warm.len(),
             "next_cycle_ms": self.next_cycle.map(|t| t.ms()),
+            "solving": self.in_flight.is_some(),
             "last_cycle": serde_json::to_value(&self.last).unwrap_or(serde_json::Value::Null),
         })
     }

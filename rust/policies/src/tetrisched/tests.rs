@@ -380,3 +380,134 @@ fn defer_penalty_never_starves_a_floored_job() {
     let cheap = leaf(1, 0, 1, 0, 1, 1.0);
     assert!((compile::leaf_worth(&cheap, 0, 1e-6) - (1.0 - 1e-6)).abs() < 1e-12);
 }
+
+// ---- the solve off the scheduler's thread (cycle.rs) ----------------------
+
+/// How a test host answers offloaded solves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum SolveHost {
+    /// No offloading: the policy solves inside its cycle (the simulator).
+    Inline,
+    /// Offloaded, answered this many ms later (0: within the same time).
+    After(u64),
+}
+
+/// The test's host: feeds the core one event a step, records each step as
+/// a flight recorder would, and answers offloaded solves as `host` says.
+struct TraceHost {
+    c: Harness,
+    host: SolveHost,
+    records: Vec<sojourn_core::Record>,
+    answers: BTreeMap<u64, Vec<Event>>,
+}
+
+impl TraceHost {
+    /// One step at `t` (`None`: timers only); then the work it offloaded.
+    fn step(&mut self, t: u64, e: Option<Event>) {
+        self.records.push(sojourn_core::Record::step(Time(t), e.iter().cloned().collect()));
+        match e {
+            Some(e) => self.c.handle(Time(t), e).expect("event"),
+            None => self.c.handle_timeout(Time(t)),
+        }
+        for w in self.c.take_offloads() {
+            match self.host {
+                SolveHost::After(0) => self.step(t, Some(w.run())),
+                SolveHost::After(ms) => self.answers.entry(t + ms).or_default().push(w.run()),
+                SolveHost::Inline => panic!("a host that runs no offloaded work was handed some"),
+            }
+        }
+    }
+}
+
+/// A small trace on three one-slot nodes: best-effort and SLO gangs
+/// arriving over time, each container ending at its estimate. Returns
+/// every decision with its time, the records a flight recorder would have
+/// kept, and each app's finish time.
+/// Decisions with their times, the recorded steps, each app's finish time.
+type TraceRun = (Vec<(u64, sojourn_core::Decision)>, Vec<sojourn_core::Record>, BTreeMap<u32, u64>);
+
+fn trace_run(host: SolveHost) -> TraceRun {
+    use sojourn_core::{ContainerId, CoreConfig, Decision, Outcome};
+    let p = crate::build("tetrisched", &BTreeMap::new()).expect("defaults");
+    let c = Harness::new(p, CoreConfig { offload: host != SolveHost::Inline, ..CoreConfig::default() });
+    let mut h = TraceHost { c, host, records: Vec::new(), answers: BTreeMap::new() };
+    for n in 0..3 {
+        let spec = sojourn_core::NodeSpec {
+            node: sojourn_core::NodeId(n),
+            name: format!("n{n}"),
+            rack: "/r0".into(),
+            labels: vec![],
+            capacity: Resources::new(1024, 1),
+        };
+        h.step(0, Some(Event::NodeAdded(spec)));
+    }
+    // (time, app, queue, tasks, estimate ms)
+    let arrivals = [
+        (0, 1, "default", 2, 12_000),
+        (0, 2, "slo", 2, 8_000),
+        (3_000, 3, "slo", 1, 4_000),
+        (5_000, 4, "default", 3, 6_000),
+    ];
+    let est: BTreeMap<u32, u64> = arrivals.iter().map(|a| (a.1, a.4)).collect();
+    let mut ends: BTreeMap<u64, Vec<(ContainerId, u32)>> = BTreeMap::new();
+    let mut decisions = Vec::new();
+    let mut finished: BTreeMap<u32, u64> = BTreeMap::new();
+    for t in (0..=120_000u64).step_by(500) {
+        for (at, id, queue, tasks, e) in arrivals {
+            if at == t {
+                h.step(t, Some(Event::AppAdded(AppSpec::new(AppId(id), queue, "u"))));
+                let mut ask = Ask::new(Priority::MAP, Resources::new(1024, 1), tasks, Phase::Map);
+                ask.est_task_ms = Some(e);
+                h.step(t, Some(Event::AsksUpdated { app: AppId(id), asks: vec![ask] }));
+            }
+        }
+        for (container, app) in ends.remove(&t).unwrap_or_default() {
+            h.step(t, Some(Event::ContainerCompleted { container, outcome: Outcome::Finished }));
+            finished.insert(app, t);
+        }
+        for e in h.answers.remove(&t).unwrap_or_default() {
+            h.step(t, Some(e));
+        }
+        h.step(t, None);
+        h.step(t, Some(Event::ScheduleAll));
+        for d in h.c.drain_decisions() {
+            if let Decision::Allocate { container, app, .. } = &d {
+                let end = t + est[&app.0].div_ceil(500) * 500;
+                ends.entry(end).or_default().push((*container, app.0));
+            }
+            decisions.push((t, d));
+        }
+        assert!(h.c.cluster().check_invariants().is_ok(), "at {t}");
+    }
+    (decisions, h.records, finished)
+}
+
+/// A solve answered at once gives exactly the decisions of the inline
+/// solve (the simulator's), at the same times: offloading changes where the
+/// solve runs, not what the policy decides.
+#[test]
+fn an_offloaded_solve_answered_at_once_decides_as_the_inline_one() {
+    let (inline, _, done) = trace_run(SolveHost::Inline);
+    let (offloaded, _, _) = trace_run(SolveHost::After(0));
+    assert_eq!(done.len(), 4, "every app finishes: {done:?}");
+    assert_eq!(inline, offloaded);
+}
+
+/// A solve that takes 1.5 s launches when its answer arrives, not before;
+/// cycles due meanwhile wait for it (one solve at a time); every job still
+/// finishes, the SLO gang first; and a replay of the recorded events,
+/// answers included, makes the same decisions without being handed any work.
+#[test]
+fn a_slow_solve_launches_on_its_answer_and_replays_from_the_recording() {
+    let (decisions, records, done) = trace_run(SolveHost::After(1_500));
+    assert_eq!(done.len(), 4, "every app finishes: {done:?}");
+    let first = decisions.iter().find(|(_, d)| matches!(d, sojourn_core::Decision::Allocate { .. }));
+    assert!(matches!(first, Some((1_500, sojourn_core::Decision::Allocate { app: AppId(2), .. }))), "{first:?}");
+    assert!(done[&2] < done[&1], "the SLO gang ends before the earlier best-effort one: {done:?}");
+    let p = crate::build("tetrisched", &BTreeMap::new()).expect("defaults");
+    let mut replay =
+        sojourn_core::Core::new(p, sojourn_core::CoreConfig { offload: true, ..sojourn_core::CoreConfig::default() });
+    let replayed = replay.replay(records).expect("replays").decisions;
+    let recorded: Vec<_> = decisions.into_iter().map(|(_, d)| d).collect();
+    assert_eq!(replayed, recorded);
+}

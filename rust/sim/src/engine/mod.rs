@@ -222,8 +222,10 @@ pub fn simulate<'a>(
         }
     }
     let policy = sojourn_policies::build(&cfg.policy, &cfg.params)?;
-    let core =
-        Core::new(policy, CoreConfig { seed: cfg.seed, max_allocation: None, network_delay_ms: cfg.network_delay_ms });
+    let core = Core::new(
+        policy,
+        CoreConfig { seed: cfg.seed, max_allocation: None, network_delay_ms: cfg.network_delay_ms, offload: false },
+    );
     let n = cluster.nodes.len();
     let mut sim = Sim {
         cfg,

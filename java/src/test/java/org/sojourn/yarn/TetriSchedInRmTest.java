@@ -1,0 +1,159 @@
+package org.sojourn.yarn;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerState;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.junit.Test;
+
+/**
+ * TetriSched inside a real ResourceManager (MockRM; shared/research/tetrisched.md
+ * §4): the MILP is solved on the bridge's offload thread, off the
+ * scheduler's lock, and its plan is applied at a later call. The SLO class
+ * comes from the queue (tetrisched.slo_queues=slo), the deadline from
+ * submit + deadline_slack × the runtime estimate (default_runtime_ms: YARN
+ * asks carry none).
+ *
+ * <p>One NodeManager of 4 slots. A best-effort job in {@code default} runs 3
+ * tasks and has 2 more asked; an SLO job (AM + 1 task) is submitted to
+ * {@code slo}, due 9 s later (2 × 4.5 s). The test frees one best-effort
+ * slot every {@link #ROUND_MS}. Under tetrisched the SLO job's AM and task
+ * take the first two freed slots (value 1000 against the best-effort job's
+ * ≈ 1) and it finishes in about 2 rounds (6.4 s here), within its deadline;
+ * under FIFO the best-effort job's asks come first and the SLO job finishes
+ * after about 4 rounds (15.2 s), past its deadline. (The SLO class itself is
+ * pinned by the policy's golden test {@code slo_job_first}: here an older
+ * best-effort job would lose to a newer job anyway, its value having decayed
+ * longer, A7.)
+ */
+public class TetriSchedInRmTest extends SojournTestBase {
+  private static final long ROUND_MS = 3000;
+  private static final long DEADLINE_MS = 9000;
+
+  private YarnConfiguration conf(String policy) {
+    YarnConfiguration conf = conf();
+    conf.set("yarn.scheduler.sojourn.policy", policy);
+    conf.set("yarn.scheduler.sojourn.queue.root.queues", "default,slo");
+    if (policy.equals("tetrisched")) {
+      conf.set("yarn.scheduler.sojourn.tetrisched.slo_queues", "slo");
+      conf.set("yarn.scheduler.sojourn.tetrisched.default_runtime_ms", "4500");
+      conf.set("yarn.scheduler.sojourn.tetrisched.deadline_slack", "2");
+      conf.set("yarn.scheduler.sojourn.tetrisched.quantum_ms", "1000");
+      conf.set("yarn.scheduler.sojourn.tetrisched.cycle_ms", "1000");
+      conf.set("yarn.scheduler.sojourn.tetrisched.plan_ahead_ms", "30000");
+    }
+    return conf;
+  }
+
+  /** Heartbeats until {@code app}'s AM container is allocated, then launches and registers it. */
+  private MockAM amWhenPlaced(RMApp app, MockNM nm, long waitMs) throws Exception {
+    long end = System.currentTimeMillis() + waitMs;
+    while (System.currentTimeMillis() < end) {
+      nm.nodeHeartbeat(true);
+      rm.drainEvents();
+      RMAppAttempt attempt = app.getCurrentAppAttempt();
+      if (attempt != null && attempt.getMasterContainer() != null) {
+        nm.nodeHeartbeat(true);
+        MockAM am = rm.sendAMLaunched(attempt.getAppAttemptId());
+        rm.waitForState(attempt.getAppAttemptId(), RMAppAttemptState.LAUNCHED);
+        am.registerAppAttempt();
+        return am;
+      }
+      Thread.sleep(50);
+    }
+    return null;
+  }
+
+  /** Heartbeats and pulls until {@code am} holds {@code n} more containers or {@code waitMs} passes. */
+  private List<Container> tasksWhenPlaced(MockAM am, MockNM nm, int n, long waitMs) throws Exception {
+    List<Container> got = new ArrayList<>();
+    long end = System.currentTimeMillis() + waitMs;
+    while (got.size() < n && System.currentTimeMillis() < end) {
+      nm.nodeHeartbeat(true);
+      rm.drainEvents();
+      got.addAll(am.schedule().getAllocatedContainers());
+      if (got.size() < n) {
+        Thread.sleep(50);
+      }
+    }
+    return got;
+  }
+
+  /** Runs the scene; returns the SLO job's response time (ms), or -1 if it never finished. */
+  private long sloResponse(String policy) throws Exception {
+    start(conf(policy));
+    MockNM nm = rm.registerNode("127.0.0.1:1234", 4 * GB, 4);
+    nm.nodeHeartbeat(true);
+    RMApp be = submit(GB, "default", "alice");
+    MockAM beAm = amWhenPlaced(be, nm, 20000);
+    assertTrue(policy + ": the best-effort AM starts", beAm != null);
+    beAm.addRequests(new String[] {"*"}, GB, 1, 5);
+    List<Container> beRunning = tasksWhenPlaced(beAm, nm, 3, 20000);
+    assertEquals(policy + ": the best-effort job fills the node", 3, beRunning.size());
+
+    long submitted = System.currentTimeMillis();
+    RMApp slo = submit(GB, "slo", "bob");
+    MockAM sloAm = null;
+    boolean asked = false;
+    for (int round = 0; round < 8; round++) {
+      Thread.sleep(ROUND_MS);
+      // one best-effort task ends
+      Container done = beRunning.remove(0);
+      nm.nodeHeartbeat(beAm.getApplicationAttemptId(), done.getId().getContainerId(), ContainerState.COMPLETE);
+      rm.drainEvents();
+      if (sloAm == null) {
+        sloAm = amWhenPlaced(slo, nm, 1500);
+        if (sloAm != null) {
+          continue;
+        }
+      } else {
+        if (!asked) {
+          sloAm.addRequests(new String[] {"*"}, GB, 1, 1);
+          asked = true;
+        }
+        List<Container> task = tasksWhenPlaced(sloAm, nm, 1, 1500);
+        if (task.size() == 1) {
+          // the SLO task runs briefly and ends; then its AM
+          nm.nodeHeartbeat(sloAm.getApplicationAttemptId(), task.get(0).getId().getContainerId(),
+              ContainerState.COMPLETE);
+          assertEquals(1, waitCompleted(sloAm, 1).size());
+          MockRM.finishAMAndVerifyAppState(slo, rm, nm, sloAm);
+          long response = System.currentTimeMillis() - submitted;
+          System.out.println(policy + ": the SLO job finished " + response + " ms after its submission, round " + round);
+          return response;
+        }
+      }
+      // whatever else got the freed slot is the best-effort job's
+      beRunning.addAll(tasksWhenPlaced(beAm, nm, 1, 1500));
+    }
+    return -1;
+  }
+
+  @Test(timeout = 120000)
+  public void anSloJobMeetsItsDeadlineUnderTetrischedByTakingTheFirstFreedSlots() throws Exception {
+    long response = sloResponse("tetrisched");
+    assertTrue("the SLO job finishes within its deadline: " + response + " ms",
+        response > 0 && response < DEADLINE_MS);
+    JsonNode m = describe().path("core").path("metrics");
+    assertTrue("solves went to the offload thread: " + m, m.path("tetrisched.offloaded_solves").asDouble() >= 2);
+    assertEquals("no solve failed: " + m, 0.0, m.path("tetrisched.solver_fallbacks").asDouble(), 0.0);
+  }
+
+  @Test(timeout = 120000)
+  public void underFifoTheSameSloJobMissesItsDeadline() throws Exception {
+    long response = sloResponse("fifo");
+    assertTrue("under fifo the SLO job waits for the best-effort asks: " + response + " ms",
+        response < 0 || response > DEADLINE_MS);
+  }
+}

@@ -1,0 +1,159 @@
+//! The thread that runs a policy's offloaded work ([`sojourn_core::Offload`],
+//! TetriSched's MILP solves) off the scheduler's lock, so that NODE_UPDATEs
+//! keep their latency while a solve runs (tetrisched.md §4: the paper's
+//! solver ran beside the proxy scheduler, never in its path).
+//!
+//! Work goes in over one channel and answers come back over another; the
+//! session drains the answers at its next call and feeds them to the core as
+//! [`Event::OffloadDone`], which the flight recorder keeps. Work runs one
+//! piece at a time, in order. A piece that panics answers with an error
+//! value (the policy falls back, as for a failed solve) and the thread goes
+//! on: no panic reaches the RM.
+
+use crossbeam::channel::{unbounded, Receiver, Sender};
+use sojourn_core::{Event, Offload};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+#[derive(Default)]
+pub struct Worker {
+    running: Option<Running>,
+    /// Answers of work run on the caller's thread because no thread could
+    /// be started (never left unanswered).
+    inline: Vec<Event>,
+    /// Pieces submitted whose answers have not been taken yet.
+    outstanding: usize,
+}
+
+/// The thread and its channels. Dropping it closes the work channel, which
+/// ends the thread once the piece in hand is done; nobody waits for it (a
+/// long solve must not hold up the RM's shutdown).
+struct Running {
+    work: Sender<Offload>,
+    answers: Receiver<Event>,
+}
+
+impl Worker {
+    /// Queues `work`; the thread starts with the first piece.
+    pub fn submit(&mut self, work: Offload) {
+        self.outstanding += 1;
+        if self.running.is_none() {
+            match Running::start() {
+                Ok(r) => self.running = Some(r),
+                Err(e) => {
+                    log::error!("cannot start the offload thread ({e}); running the work on the scheduler's thread");
+                    self.inline.push(run(work));
+                    return;
+                }
+            }
+        }
+        if let Some(r) = &self.running {
+            if let Err(e) = r.work.send(work) {
+                log::error!("the offload thread is gone; running the work on the scheduler's thread");
+                self.inline.push(run(e.into_inner()));
+            }
+        }
+    }
+
+    /// The answers ready now, in the order the work was submitted.
+    pub fn finished(&mut self) -> Vec<Event> {
+        let mut out = std::mem::take(&mut self.inline);
+        if let Some(r) = &self.running {
+            out.extend(r.answers.try_iter());
+        }
+        self.outstanding = self.outstanding.saturating_sub(out.len());
+        out
+    }
+
+    /// Whether some work is still running or waiting: the session then asks
+    /// the shim's timer to call back soon, to bring the answer in.
+    pub fn busy(&self) -> bool {
+        self.outstanding > 0
+    }
+}
+
+/// Runs one piece; a panic becomes an `{"error": ...}` answer.
+fn run(work: Offload) -> Event {
+    let tag = work.tag;
+    match catch_unwind(AssertUnwindSafe(|| work.run())) {
+        Ok(answer) => answer,
+        Err(p) => {
+            let why = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".into());
+            log::error!("offloaded work {tag} panicked: {why}");
+            Event::OffloadDone { tag, result: serde_json::json!({ "error": format!("the work panicked: {why}") }) }
+        }
+    }
+}
+
+impl Running {
+    fn start() -> std::io::Result<Running> {
+        let (work, inbox) = unbounded::<Offload>();
+        let (outbox, answers) = unbounded::<Event>();
+        std::thread::Builder::new().name("sojourn-offload".into()).spawn(move || {
+            for w in inbox {
+                if outbox.send(run(w)).is_err() {
+                    return; // the session is gone
+                }
+            }
+        })?;
+        Ok(Running { work, answers })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    fn wait_for(w: &mut Worker, n: usize) -> Vec<Event> {
+        let start = Instant::now();
+        let mut got = Vec::new();
+        while got.len() < n && start.elapsed() < Duration::from_secs(10) {
+            got.extend(w.finished());
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        got
+    }
+
+    #[test]
+    fn answers_come_back_in_order_under_their_tags() {
+        let mut w = Worker::default();
+        for tag in 1..=3u64 {
+            w.submit(Offload { tag, work: Box::new(move || serde_json::json!(tag * 10)) });
+        }
+        let got = wait_for(&mut w, 3);
+        let tags: Vec<(u64, serde_json::Value)> = got
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::OffloadDone { tag, result } => Some((tag, result)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(tags, vec![(1, 10.into()), (2, 20.into()), (3, 30.into())]);
+    }
+
+    #[test]
+    fn slow_work_does_not_block_the_caller_and_a_panic_is_an_error_answer() {
+        let mut w = Worker::default();
+        let start = Instant::now();
+        w.submit(Offload {
+            tag: 7,
+            work: Box::new(|| {
+                std::thread::sleep(Duration::from_millis(300));
+                serde_json::json!("slow")
+            }),
+        });
+        // The caller is back at once, with nothing ready yet.
+        assert!(start.elapsed() < Duration::from_millis(200));
+        assert!(w.finished().is_empty());
+        w.submit(Offload { tag: 8, work: Box::new(|| panic!("solver exploded")) });
+        let got = wait_for(&mut w, 2);
+        assert_eq!(got.len(), 2, "{got:?}");
+        let Event::OffloadDone { tag, result } = &got[1] else { panic!("{got:?}") };
+        assert_eq!(*tag, 8);
+        assert!(result["error"].as_str().is_some_and(|s| s.contains("solver exploded")), "{result}");
+    }
+}
