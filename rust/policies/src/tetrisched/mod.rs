@@ -24,6 +24,9 @@
 //!   pass or none are (binding checks every unit fits before allocating).
 //!   A gang larger than its eligible nodes could ever hold can never be
 //!   whole, so it becomes linear (LnCk, any part of it is worth its share).
+//!   With `elastic_asks` every ask is linear: MapReduce's tasks are
+//!   independent, and in YARN a gang can wait for ever behind AMs that hold
+//!   slots, so the RM's shipped configuration turns it on.
 //! - **Deadlines and values** come from `AppSpec::deadline`/`value` when
 //!   the driver sets them. Otherwise the queue says the class
 //!   (`slo_queues`, `slo_norez_queues`, else best effort) and an SLO job's
@@ -246,7 +249,7 @@ impl TetriSched {
                     deadline,
                     value,
                     k,
-                    gang: u64::from(a.outstanding) <= reach,
+                    gang: !self.cfg.elastic_asks && u64::from(a.outstanding) <= reach,
                     width,
                     est_ms,
                     all,

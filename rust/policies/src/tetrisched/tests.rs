@@ -260,6 +260,17 @@ fn gang_is_all_or_nothing() {
     assert_eq!(got, vec![(2, 0), (2, 1)]);
 }
 
+/// With `elastic_asks` the same ask of two is linear: it takes the one
+/// free node now and the other when it frees.
+#[test]
+fn an_elastic_ask_takes_what_is_free() {
+    let mut c = cluster(&[("elastic_asks", "true")], &[("/r0", 2)]);
+    app(&mut c, 0, 1, "default", "a", 1, 20_000);
+    assert_eq!(placed(&schedule(&mut c, 0)), vec![(1, 0)]);
+    app(&mut c, 1_000, 2, "default", "b", 2, 8_000);
+    assert_eq!(placed(&schedule(&mut c, 4_000)), vec![(2, 1)], "half the ask now");
+}
+
 /// A GPU job takes the GPU rack (§3.3) though a lower-numbered other node
 /// is free; under NH it takes the lowest free node of the whole cluster.
 #[test]

@@ -16,6 +16,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.junit.After;
 import org.junit.Before;
@@ -147,6 +149,32 @@ public abstract class SojournTestBase {
       }
     }
     return got;
+  }
+
+  /**
+   * Heartbeats {@code nm} until {@code app}'s AM container is placed, then
+   * launches and registers the AM; null if it is not placed within
+   * {@code waitMs}. For a policy whose decisions come a moment after the
+   * heartbeat that asked for them (tetrisched's solve runs on another
+   * thread), where MockRM.launchAndRegisterAM expects the AM placed by its
+   * own heartbeat.
+   */
+  public static MockAM launchAmWhenPlaced(MockRM rm, RMApp app, MockNM nm, long waitMs) throws Exception {
+    long end = System.currentTimeMillis() + waitMs;
+    while (System.currentTimeMillis() < end) {
+      nm.nodeHeartbeat(true);
+      rm.drainEvents();
+      RMAppAttempt attempt = app.getCurrentAppAttempt();
+      if (attempt != null && attempt.getMasterContainer() != null) {
+        nm.nodeHeartbeat(true);
+        MockAM am = rm.sendAMLaunched(attempt.getAppAttemptId());
+        rm.waitForState(attempt.getAppAttemptId(), RMAppAttemptState.LAUNCHED);
+        am.registerAppAttempt();
+        return am;
+      }
+      Thread.sleep(20);
+    }
+    return null;
   }
 
   /** Pulls completed container statuses until {@code n} have come. */

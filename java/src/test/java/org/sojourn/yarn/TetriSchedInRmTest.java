@@ -13,8 +13,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
 import org.junit.Test;
 
 /**
@@ -56,23 +54,8 @@ public class TetriSchedInRmTest extends SojournTestBase {
     return conf;
   }
 
-  /** Heartbeats until {@code app}'s AM container is allocated, then launches and registers it. */
   private MockAM amWhenPlaced(RMApp app, MockNM nm, long waitMs) throws Exception {
-    long end = System.currentTimeMillis() + waitMs;
-    while (System.currentTimeMillis() < end) {
-      nm.nodeHeartbeat(true);
-      rm.drainEvents();
-      RMAppAttempt attempt = app.getCurrentAppAttempt();
-      if (attempt != null && attempt.getMasterContainer() != null) {
-        nm.nodeHeartbeat(true);
-        MockAM am = rm.sendAMLaunched(attempt.getAppAttemptId());
-        rm.waitForState(attempt.getAppAttemptId(), RMAppAttemptState.LAUNCHED);
-        am.registerAppAttempt();
-        return am;
-      }
-      Thread.sleep(50);
-    }
-    return null;
+    return launchAmWhenPlaced(rm, app, nm, waitMs);
   }
 
   /** Heartbeats and pulls until {@code am} holds {@code n} more containers or {@code waitMs} passes. */

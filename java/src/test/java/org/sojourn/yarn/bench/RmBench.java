@@ -27,7 +27,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateS
  *
  * <pre>gradle rmbench [-Prmbench.args="all 1000 500 100 --record"]</pre>
  * (all, or a comma-separated list of sojourn-fifo, sojourn-fair, sojourn-fair-single, sojourn-hfsp,
- * sojourn-kairos, capacity, capacity-multi, fair)
+ * sojourn-kairos, sojourn-tetrisched, capacity, capacity-multi, fair)
  */
 public final class RmBench {
   /** Containers the scheduler has placed on the nodes (YARN's own books). */
@@ -42,7 +42,7 @@ public final class RmBench {
   /** Every scheduler, in the order the figures are printed. */
   static final List<String> ALL =
       Arrays.asList("sojourn-fifo", "sojourn-fair", "sojourn-fair-single", "sojourn-hfsp", "sojourn-kairos",
-          "capacity", "capacity-multi", "fair");
+          "sojourn-tetrisched", "capacity", "capacity-multi", "fair");
 
   /**
    * Arguments: [schedulers|all] [nodes] [apps] [containers per app] [--record].
@@ -117,6 +117,12 @@ public final class RmBench {
         conf.set(YarnConfiguration.RM_SCHEDULER, "org.sojourn.yarn.SojournScheduler");
         conf.set("yarn.scheduler.sojourn.policy", which.substring("sojourn-".length()));
         break;
+      case "sojourn-tetrisched":
+        // its MILP solves run on the bridge's offload thread while the
+        // NODE_UPDATEs are timed: their latency must not carry the solves
+        conf.set(YarnConfiguration.RM_SCHEDULER, "org.sojourn.yarn.SojournScheduler");
+        conf.set("yarn.scheduler.sojourn.policy", "tetrisched");
+        break;
       case "capacity":
         conf.set(YarnConfiguration.RM_SCHEDULER,
             "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler");
@@ -159,7 +165,13 @@ public final class RmBench {
             .createWithMemory(1024, rm).withAppName("bench-" + a).withUser("u" + (a % 20)).build());
         MockAM am;
         try {
-          am = MockRM.launchAndRegisterAM(app, rm, nms.get(a % nodes));
+          // tetrisched's plan comes back a moment after the heartbeat that asked for it
+          am = which.equals("sojourn-tetrisched")
+              ? org.sojourn.yarn.SojournTestBase.launchAmWhenPlaced(rm, app, nms.get(a % nodes), 30000)
+              : MockRM.launchAndRegisterAM(app, rm, nms.get(a % nodes));
+          if (am == null) {
+            throw new AssertionError("not placed within 30 s");
+          }
         } catch (AssertionError e) {
           throw new IllegalStateException("the AM of app " + a + " was not placed: " + e.getMessage(), e);
         }
