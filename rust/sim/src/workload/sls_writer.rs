@@ -146,6 +146,7 @@ mod tests {
             groups: vec![TaskGroup::maps(slot, maps.to_vec()), TaskGroup::reduces(slot, reduces.to_vec())],
             deadline: None,
             value: None,
+            dag: None,
         }
     }
 
