@@ -10,6 +10,8 @@
 //! - `summary.json`: the description, each run's [`Summary`] and the [`Comparison`];
 //! - `summary.csv`: `metric,policy,value,ratio_to_<baseline>`, one line per metric and run;
 //! - `jobs-<policy>.csv`: one line per finished job, by id;
+//! - `queries-<policy>.csv`: for a workload with job DAGs, one line per
+//!   finished query, by id ([`queries_csv`]);
 //! - `index.html`: the report ([`write_html`]).
 
 mod compare;
@@ -148,6 +150,9 @@ pub fn write_csv(
     paths.push(write_file(dir, "summary.csv", &s)?);
     for (name, (run, summary)) in file_names(runs).into_iter().zip(runs) {
         paths.push(write_file(dir, &format!("jobs-{name}.csv"), &jobs_csv(run, summary))?);
+        if !run.queries.is_empty() {
+            paths.push(write_file(dir, &format!("queries-{name}.csv"), &queries_csv(run))?);
+        }
     }
     Ok(paths)
 }
@@ -195,6 +200,26 @@ pub fn jobs_csv(run: &RunResult, summary: &Summary) -> String {
             secs(j.work_ms),
             secs(j.ideal_ms),
             j.mean_task_ms / 1000.0,
+        );
+    }
+    s
+}
+
+/// Per-query CSV of a run with job DAGs, by query id: each finished query's
+/// submission (its first job's), finish (its last job's) and response time.
+pub fn queries_csv(run: &RunResult) -> String {
+    let secs = |ms: u64| format!("{}.{:03}", ms / 1000, ms % 1000);
+    let mut s = String::from("query,first_job,jobs,submit_s,finish_s,response_s\n");
+    for q in &run.queries {
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{}",
+            q.id,
+            csv_field(&q.first_job),
+            q.jobs,
+            secs(q.submit.ms()),
+            secs(q.finish.ms()),
+            secs(q.response_ms())
         );
     }
     s

@@ -37,6 +37,25 @@ impl JobRecord {
     }
 }
 
+/// One finished query (a DAG of jobs, `JobSpec::dag`): from its first job's
+/// submission to its last job's finish.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct QueryRecord {
+    pub id: u64,
+    /// The name of its first job (which names the query in generated workloads).
+    pub first_job: String,
+    pub jobs: u32,
+    pub submit: Time,
+    pub finish: Time,
+}
+
+impl QueryRecord {
+    /// The query's response time in ms.
+    pub fn response_ms(&self) -> u64 {
+        self.finish.since(self.submit)
+    }
+}
+
 /// Cluster use at one instant, as fractions of capacity.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct UtilSample {
@@ -77,4 +96,14 @@ pub struct RunResult {
     /// suspensions, quantum ends ...), see `sojourn_core::Metrics`.
     #[serde(default)]
     pub policy_metrics: Metrics,
+    /// The finished queries of a workload with job DAGs, by id (empty without).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub queries: Vec<QueryRecord>,
+    /// Queries with a job not finished when the run ended.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unfinished_queries: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

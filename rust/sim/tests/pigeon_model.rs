@@ -129,6 +129,7 @@ fn workload(set: &Setting, seed: u64, jobs_per_s: f64) -> Vec<JobSpec> {
                 }],
                 deadline: None,
                 value: None,
+                dag: None,
             }
         })
         .collect()

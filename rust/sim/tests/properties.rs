@@ -50,6 +50,7 @@ fn build(raw: &[RawJob]) -> Vec<JobSpec> {
             ],
             deadline: None,
             value: None,
+            dag: None,
         })
         .collect();
     jobs.sort_by_key(|j| j.submit);

@@ -5,7 +5,7 @@
 
 use super::{Ev, GroupRun, Job, Sim, SimError, Task, Work};
 use crate::run::JobRecord;
-use crate::workload::WorkloadError;
+use crate::workload::{JobSpec, WorkloadError};
 use sojourn_core::{AppId, AppSpec, Ask, ContainerId, Event, Locality, NodeId, Outcome, Priority, Resources, Time};
 use std::collections::BTreeMap;
 
@@ -36,6 +36,16 @@ impl<'a> Sim<'a> {
     pub(super) fn arrive(&mut self) -> Result<(), SimError> {
         let Some(spec) = self.lookahead.take() else { return Ok(()) };
         self.pull_next_job()?;
+        match self.dags.admit(spec) {
+            Ok(Some(spec)) => self.submit(spec),
+            Ok(None) => Ok(()), // waits for a parent
+            Err(msg) => Err(SimError::Workload(WorkloadError::new(&self.result.workload, 0, msg))),
+        }
+    }
+
+    /// Submits a job: its application is added and its AM (or first phase)
+    /// asks for room.
+    fn submit(&mut self, spec: JobSpec) -> Result<(), SimError> {
         let idx = self.jobs.len();
         let app = AppId(idx as u32);
         let queue_slot = self.fairness.job_opened(&spec.queue);
@@ -157,6 +167,11 @@ impl<'a> Sim<'a> {
             mean_task_ms: s.mean_task_ms(),
         });
         self.result.makespan = self.now;
+        // Children whose last parent this was are submitted now.
+        for mut child in self.dags.finished(s, self.now) {
+            child.submit = child.submit.max(self.now);
+            self.submit(child)?;
+        }
         let done = self.result.jobs.len();
         if done.is_multiple_of(256) {
             if let Some(p) = self.progress.as_mut() {

@@ -21,10 +21,12 @@
 //!
 //! Files: `config.rs` (settings, errors), this file (the event queue, the
 //! loop, the cycle, sampling), `nodes.rs` (NodeManagers), `jobs.rs` (the
-//! ApplicationMasters and their tasks), `decisions.rs` (carrying out
+//! ApplicationMasters and their tasks), `dags.rs` (jobs that wait for their
+//! parents, queries' response times), `decisions.rs` (carrying out
 //! decisions). The fairness books are in `crate::metrics::fairness`.
 
 mod config;
+mod dags;
 mod decisions;
 mod jobs;
 mod nodes;
@@ -165,6 +167,8 @@ struct Sim<'a> {
     now: Time,
     stream: JobStream,
     lookahead: Option<JobSpec>,
+    /// Jobs of queries that wait for their parents, and the queries' books.
+    dags: dags::DagBook,
     jobs: Vec<Option<Job>>,
     containers: IdMap<(NodeId, Work)>, // looked up, never iterated in an order that matters
     /// Resources of each live container (for the fairness index).
@@ -235,6 +239,7 @@ pub fn simulate<'a>(
         now: Time::ZERO,
         stream: jobs,
         lookahead: None,
+        dags: dags::DagBook::default(),
         jobs: Vec::new(),
         containers: IdMap::default(),
         sizes: IdMap::default(),
@@ -388,7 +393,9 @@ impl<'a> Sim<'a> {
                 break;
             }
         }
-        self.result.unfinished = self.open_jobs as u64 + self.lookahead.take().map_or(0, |_| 1);
+        self.result.unfinished =
+            self.open_jobs as u64 + self.dags.held() as u64 + self.lookahead.take().map_or(0, |_| 1);
+        (self.result.queries, self.result.unfinished_queries) = self.dags.records();
         for j in self.stream.by_ref() {
             j?;
             self.result.unfinished += 1;

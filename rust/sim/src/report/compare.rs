@@ -85,10 +85,16 @@ pub fn compare(baseline: &str, runs: &[(RunResult, Summary)]) -> Result<Comparis
     let mut names: Vec<&String> = runs.iter().flat_map(|(_, s)| s.policy_figures.keys()).collect();
     names.sort();
     names.dedup();
+    // Queries' rows only for workloads with job DAGs, so that other runs'
+    // outputs stay as they were.
+    let with_queries = runs.iter().any(|(r, _)| !r.queries.is_empty() || r.unfinished_queries > 0);
     let lists = runs
         .iter()
-        .map(|(_, s)| {
+        .map(|(r, s)| {
             let mut m = metrics_of(s);
+            if with_queries {
+                m.queries(r);
+            }
             m.policy_figures(&names, &s.policy_figures);
             m
         })
@@ -270,6 +276,20 @@ impl Metrics {
             let unit = if !name.contains('.') || name.ends_with(".count") { Unit::Count } else { Unit::Number };
             self.add("policy", format!("policy.{name}"), name, unit, Better::Neither, in_table, value);
         }
+    }
+
+    /// Finished and unfinished queries and the distribution of their
+    /// response times (first job's submission to last job's finish), in the
+    /// "queries" section.
+    pub(crate) fn queries(&mut self, run: &RunResult) {
+        use Better::*;
+        let sec = "queries";
+        let n = Some(run.queries.len() as f64);
+        self.add(sec, "query.finished", "queries finished", Unit::Count, Higher, true, n);
+        let left = Some(run.unfinished_queries as f64);
+        self.add(sec, "query.unfinished", "queries unfinished", Unit::Count, Lower, true, left);
+        let responses = Dist::of(run.queries.iter().map(|q| q.response_ms() as f64 / 1000.0).collect());
+        self.dist(sec, "query", "response_s", "query response", " (s)", responses.as_ref());
     }
 
     /// Mean and max memory and vcores used, in the "cluster" section (undefined without samples).

@@ -169,6 +169,7 @@ impl<R: BufRead> EagleJobs<R> {
             }],
             deadline: None,
             value: None,
+            dag: None,
         };
         self.budget.admit(&job, 1, file, line)?;
         self.next_id += 1;

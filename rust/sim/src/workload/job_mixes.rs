@@ -177,6 +177,18 @@ impl GridMixOptions {
     }
 }
 
+/// `n` task times (ms), log-normal with mean `mean_s` seconds and deviation
+/// `sigma`: mu = ln(mean) - sigma^2 / 2.
+pub(super) fn lognormal_times(rng: &mut Rng, n: usize, mean_s: f64, sigma: f64) -> Vec<u64> {
+    let mu = mean_s.ln() - sigma * sigma / 2.0;
+    (0..n).map(|_| secs_ms(rng.lognormal(mu, sigma))).collect()
+}
+
+/// A draw from an inclusive range, uniformly.
+pub(super) fn uniform_in(rng: &mut Rng, (lo, hi): (u32, u32)) -> usize {
+    (lo as u64 + rng.below(hi.saturating_sub(lo) as u64 + 1)) as usize
+}
+
 #[derive(Clone, Debug)]
 pub struct GridMixJobs {
     opts: GridMixOptions,
@@ -192,15 +204,12 @@ impl GridMixJobs {
         GridMixJobs { opts, arrivals, rng, next_id: 0 }
     }
 
-    fn uniform(&mut self, (lo, hi): (u32, u32)) -> usize {
-        (lo as u64 + self.rng.below(hi.saturating_sub(lo) as u64 + 1)) as usize
+    fn uniform(&mut self, range: (u32, u32)) -> usize {
+        uniform_in(&mut self.rng, range)
     }
 
-    /// Log-normal with the given mean: mu = ln(mean) - sigma^2 / 2.
     fn times(&mut self, n: usize, mean_s: f64) -> Vec<u64> {
-        let s = self.opts.sigma;
-        let mu = mean_s.ln() - s * s / 2.0;
-        (0..n).map(|_| secs_ms(self.rng.lognormal(mu, s))).collect()
+        lognormal_times(&mut self.rng, n, mean_s, self.opts.sigma)
     }
 }
 

@@ -244,6 +244,7 @@ impl KairosOptions {
             groups,
             deadline: None,
             value: None,
+            dag: None,
         }
     }
 

@@ -216,6 +216,7 @@ mod tests {
             groups: vec![TaskGroup::maps(Resources::new(1024, 1), durations_ms)],
             deadline: None,
             value: None,
+            dag: None,
         }
     }
 

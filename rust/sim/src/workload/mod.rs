@@ -5,7 +5,8 @@
 //! Readers: [`swim`] (SWIM tsv), [`rumen`] (SLS JSON jobs and Rumen job
 //! traces), [`eagle`] (Hawk/Eagle `.tr`), [`kairos`] (Kairos testbed
 //! workloads) and [`nodes`] (SLS nodes files, the cluster). Generators:
-//! [`synthetic`]. [`open`] takes one spec string for any of them (a path or
+//! [`synthetic`], [`job_mixes`] and [`pigmix_dag`] (PigMix queries as job
+//! DAGs, [`JobSpec::dag`]). [`open`] takes one spec string for any of them (a path or
 //! `synthetic:google:jobs=1000:seed=3`, see [`WorkloadSpec::parse`]).
 //! Every reader streams, reports bad input as a [`WorkloadError`] naming
 //! file and line, checks that submit times do not decrease (use
@@ -33,6 +34,23 @@ pub struct JobSpec {
     pub groups: Vec<TaskGroup>,
     pub deadline: Option<Time>,
     pub value: Option<f64>,
+    /// The query (a DAG of jobs, as a Pig script compiles to) this job is
+    /// part of, and the jobs it waits for; `None` for an independent job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dag: Option<JobDag>,
+}
+
+/// A job's place in its query's DAG. The simulator submits the job only once
+/// every parent has finished: at the later of its own submit time and its
+/// last parent's finish. Parents are jobs of the same query that come
+/// earlier in the stream (a JobControl adds a job after the jobs it depends
+/// on); a query's response time runs from its first job's submission to its
+/// last job's finish.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobDag {
+    pub query: u64,
+    /// Ids ([`JobSpec::id`]) of the jobs that must finish first.
+    pub parents: Vec<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -173,6 +191,7 @@ mod json;
 pub mod kairos;
 pub mod limits;
 pub mod nodes;
+pub mod pigmix_dag;
 pub mod rumen;
 pub mod sls_writer;
 mod spec;
@@ -269,6 +288,7 @@ mod tests {
         assert_eq!(count("gridmix:jobs=20"), 20);
         assert_eq!(count("pigmix:test"), 100);
         assert!(open("pigmix:stage").err().unwrap().message.contains("unknown pigmix workload"));
+        assert_eq!(count("pigmix-dag:test:queries=17"), 29);
         assert_eq!(count("sparrow"), 1000);
         assert!(open("synthetic:alibaba").err().unwrap().message.contains("unknown synthetic profile"));
         assert!(open("synthetic:google:jobs=x").err().unwrap().message.contains("jobs"));
@@ -310,6 +330,7 @@ mod tests {
             groups: vec![],
             deadline: None,
             value: None,
+            dag: None,
         };
         let s: JobStream = Box::new(vec![mk(0, 5), mk(1, 1), mk(2, 5), mk(3, 0)].into_iter().map(Ok));
         let ids: Vec<u64> = sort_by_submit(s).unwrap().map(|j| j.unwrap().id).collect();
@@ -342,6 +363,7 @@ mod tests {
             format!("{}:jobs=30", trace("kairos/generated_workload")),
             format!("{}:jobs=30", trace("swim/FB-2009_samples_24_times_1hr_0.tsv")),
             "gridmix:jobs=10".to_string(),
+            "pigmix-dag:dev:queries=17".to_string(),
         ] {
             let r = simulate(&cluster, open(&spec).unwrap(), &spec, &cfg, None).unwrap();
             assert_eq!(r.unfinished, 0, "{spec}");

@@ -268,6 +268,7 @@ impl<R: Read> SlsJobs<R> {
             groups,
             deadline: None,
             value: None,
+            dag: None,
         };
         self.budget.admit(&template, count as u64, &self.file, line)?;
         self.last_submit = submit;
@@ -414,6 +415,7 @@ impl<R: Read> RumenJobs<R> {
             groups: finish_groups(groups),
             deadline: None,
             value: None,
+            dag: None,
         };
         self.budget.admit(&spec, 1, &self.file, line)?;
         self.last_submit = submit;

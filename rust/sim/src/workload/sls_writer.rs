@@ -114,6 +114,13 @@ where
     let (mut origin, mut cursor, mut n) = (None, 0usize, 0u64);
     for job in jobs {
         let job = job?;
+        // SLS submits every job at its trace time: a DAG's order would be lost.
+        if job.dag.as_ref().is_some_and(|d| !d.parents.is_empty()) {
+            return Err(SimError::Config(format!(
+                "sls: job {} ({}) waits for parent jobs, and an SLS trace cannot express job dependencies",
+                job.id, job.name
+            )));
+        }
         let o = *origin.get_or_insert(job.submit.0);
         let v = job_to_sls(&job, o, opts, &mut cursor);
         writeln!(out, "{v}").map_err(|e| SimError::Config(format!("sls: write: {e}")))?;
@@ -146,6 +153,7 @@ mod tests {
             groups: vec![TaskGroup::maps(slot, maps.to_vec()), TaskGroup::reduces(slot, reduces.to_vec())],
             deadline: None,
             value: None,
+            dag: None,
         }
     }
 
@@ -228,5 +236,16 @@ mod tests {
             (json!(400), json!(600))
         );
         assert_eq!(t[0]["container.type"], "map");
+    }
+
+    /// SLS has no job dependencies: a DAG workload is refused, naming the job, not flattened.
+    #[test]
+    fn dag_workloads_are_refused() {
+        let mut buf = Vec::new();
+        let e = convert_to_sls("pigmix-dag:test:queries=3", &SlsWriteOptions::new(10.0, 2), &mut buf).unwrap_err();
+        assert!(
+            e.to_string().contains("job 4 (pigmix-test-dag-q2-L3-") && e.to_string().contains("dependencies"),
+            "{e}"
+        );
     }
 }

@@ -3,7 +3,9 @@
 //! [`WorkloadSpec::parse`]).
 
 use super::limits::Guarded;
-use super::{eagle, kairos, rumen, sort_by_submit, swim, synthetic, text, JobSpec, JobStream, WorkloadError};
+use super::{
+    eagle, kairos, pigmix_dag, rumen, sort_by_submit, swim, synthetic, text, JobSpec, JobStream, WorkloadError,
+};
 use std::path::{Path, PathBuf};
 
 /// Where jobs come from: a trace file of a known format, or a generator.
@@ -18,6 +20,7 @@ pub enum Source {
     Json(PathBuf),
     Synthetic(synthetic::SyntheticOptions),
     GridMix(synthetic::GridMixOptions),
+    PigMixDag(pigmix_dag::PigMixDagOptions),
     Sparrow(synthetic::SparrowOptions),
     KairosDraw(kairos::KairosDrawOptions),
 }
@@ -38,7 +41,7 @@ pub struct WorkloadSpec {
 }
 
 const FILE_KINDS: [&str; 6] = ["swim", "eagle", "kairos", "sls", "rumen", "json"];
-const GENERATORS: [&str; 5] = ["synthetic", "gridmix", "pigmix", "sparrow", "kairos-draw"];
+const GENERATORS: [&str; 6] = ["synthetic", "gridmix", "pigmix", "pigmix-dag", "sparrow", "kairos-draw"];
 
 impl WorkloadSpec {
     /// Parses a spec, segments separated by `:`:
@@ -60,6 +63,10 @@ impl WorkloadSpec {
     /// - `pigmix:WORKLOAD[:key=value]...` with WORKLOAD `dev`, `test` or
     ///   `prod`, the HFSP testbed's PigMix-like workloads (keys as gridmix,
     ///   with classes `bin1`..`bin4`, e.g. `bin4_reduce_s=600`);
+    /// - `pigmix-dag:WORKLOAD[:key=value]...`, the same workloads as PigMix
+    ///   queries L1..L17 in turn, each the DAG of MapReduce jobs it compiles
+    ///   to (keys `queries` (100), `parallel` (40: reduces of most jobs) and
+    ///   pigmix's, without `jobs` and `CLASS_reduces`; see [`pigmix_dag`]);
     /// - `kairos-draw:MIX[:key=value]...` with MIX `heavy` or `uniform`, new
     ///   draws of the Kairos testbed workloads (keys `jobs` (100), `seed`,
     ///   `interarrival_s`, and the task-time keys of a Kairos file below,
@@ -99,7 +106,7 @@ impl WorkloadSpec {
         }
 
         if GENERATORS.contains(&kind) {
-            let expected = usize::from(kind == "synthetic" || kind == "pigmix" || kind == "kairos-draw");
+            let expected = usize::from(matches!(kind, "synthetic" | "pigmix" | "pigmix-dag" | "kairos-draw"));
             if main.len() > expected {
                 return Err(err(format!("unexpected {:?}", main[expected])));
             }
@@ -129,6 +136,13 @@ impl WorkloadSpec {
                         .ok_or_else(|| err(format!("unknown pigmix workload {name:?} (known: dev, test, prod)")))?;
                     apply(&mut |k, v| o.set(k, v))?;
                     Source::GridMix(o)
+                }
+                "pigmix-dag" => {
+                    let name = main.first().copied().unwrap_or("");
+                    let mut o = pigmix_dag::PigMixDagOptions::new(name, 100, 1)
+                        .ok_or_else(|| err(format!("unknown pigmix-dag workload {name:?} (known: dev, test, prod)")))?;
+                    apply(&mut |k, v| o.set(k, v))?;
+                    Source::PigMixDag(o)
                 }
                 "gridmix" => {
                     let mut o = synthetic::GridMixOptions::new(100, 1);
@@ -213,6 +227,9 @@ impl WorkloadSpec {
                 format!("synthetic:{}", o.profile.name),
             )),
             Source::GridMix(o) => Box::new(Guarded::new(synthetic::GridMixJobs::new(o.clone()), o.prefix)),
+            Source::PigMixDag(o) => {
+                Box::new(Guarded::new(pigmix_dag::PigMixDagJobs::new(o.clone()), format!("{}-dag", o.mix.prefix)))
+            }
             Source::KairosDraw(o) => Box::new(Guarded::new(kairos::KairosDraw::new(o.clone()), "kairos-draw")),
             Source::Sparrow(o) => Box::new(Guarded::new(synthetic::SparrowJobs::new(o.clone()), "sparrow")),
         };

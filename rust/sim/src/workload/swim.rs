@@ -207,6 +207,7 @@ impl SwimRecord {
             groups,
             deadline: None,
             value: None,
+            dag: None,
         }
     }
 }

@@ -117,6 +117,7 @@ pub(super) fn job(id: u64, name: String, submit: Time, groups: Vec<TaskGroup>) -
         groups,
         deadline: None,
         value: None,
+        dag: None,
     }
 }
 

@@ -42,6 +42,7 @@ pub fn gs_mix(jobs: u64, nodes: usize, load: f64, seed: u64) -> Vec<JobSpec> {
                 }],
                 deadline: slo.then(|| submit.plus((d_ms as f64 * slack).round() as u64)),
                 value: slo.then_some(1000.0),
+                dag: None,
             }
         })
         .collect()

@@ -22,6 +22,7 @@ pub fn job(id: u64, submit_s: u64, tasks_s: &[u64]) -> JobSpec {
         }],
         deadline: None,
         value: None,
+        dag: None,
     }
 }
 
