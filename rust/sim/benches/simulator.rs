@@ -7,6 +7,8 @@
 //!   cargo bench -p sojourn-sim --bench simulator -- yahoo       # yahoo, every policy
 //!   cargo bench -p sojourn-sim --bench simulator -- yahoo:hawk  # one case
 //!   cargo bench -p sojourn-sim --bench simulator -- --record    # and append to history.csv
+//!   cargo bench -p sojourn-sim --bench simulator -- google:eagle  # one policy at 500,000 jobs
+//!   cargo bench -p sojourn-sim --bench simulator -- google:all    # every policy at 500,000 jobs
 //!
 //! Cases (targets on a 2-core machine):
 //! - `yahoo`: YH2_sub.tr (3,363 jobs, 137,029 tasks) on 4,000 one-slot
@@ -15,6 +17,8 @@
 //!   benchmark of one policy hides the others).
 //! - `google`: 500,000 synthetic Google-like jobs on 15,000 one-slot
 //!   workers, event-driven, fifo. Target < 60 s and < 4 GiB.
+//!   `google:<policy>` is the same run under every other policy; at a
+//!   minute or more each, these run only when named (or `google:all`).
 
 use sojourn_core::Resources;
 use sojourn_sim::engine::{simulate, SimConfig};
@@ -50,18 +54,29 @@ fn cases() -> Vec<Case> {
             policy: p.name.into(),
         });
     }
-    cases.push(Case {
-        name: "google".into(),
-        workload: "synthetic:google:jobs=500000:seed=1".into(),
-        workers: 15000,
-        policy: "fifo".into(),
-    });
+    let google = "synthetic:google:jobs=500000:seed=1";
+    cases.push(Case { name: "google".into(), workload: google.into(), workers: 15000, policy: "fifo".into() });
+    for p in sojourn_policies::catalog()
+        .into_iter()
+        .filter(|p| p.name != "fifo" && !sojourn_policies::NOT_COMPARED_BY_DEFAULT.contains(&p.name))
+    {
+        cases.push(Case {
+            name: format!("google:{}", p.name),
+            workload: google.into(),
+            workers: 15000,
+            policy: p.name.into(),
+        });
+    }
     cases
 }
 
 /// Whether `case` was asked for: by its name, or by the name before its
-/// `:` (`yahoo` runs every `yahoo:` case too); nothing asked runs all.
+/// `:` (`yahoo` runs every `yahoo:` case too); nothing asked runs all but
+/// the long `google:<policy>` cases, which run when named or by `google:all`.
 fn wanted(case: &Case, asked: &[&String]) -> bool {
+    if let Some(policy) = case.name.strip_prefix("google:") {
+        return asked.iter().any(|a| a.as_str() == "google:all" || a.strip_prefix("google:") == Some(policy));
+    }
     asked.is_empty() || asked.iter().any(|a| case.name == **a || case.name.split(':').next() == Some(a.as_str()))
 }
 
