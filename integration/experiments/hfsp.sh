@@ -111,6 +111,11 @@ calibration() {
   $sojourn compare --workload "pigmix:test:$C" $testbed --classes name:bin1,bin2,bin3,bin4 --policies fair,hfsp \
     --baseline fair --report "$out/calibrated.html" >/dev/null
   echo "CDF plots: $out/calibrated.html/index.html"
+  # The same under C2 with 3 s heartbeats (integration/results/hfsp-calibration-c2.html).
+  # shellcheck disable=SC2086
+  $sojourn compare --workload "pigmix:test:$C2" $testbed --heartbeat-ms 3000 --classes name:bin1,bin2,bin3,bin4 \
+    --policies fifo,fair,hfsp --baseline fair --report "$out/calibrated-c2.html" >/dev/null
+  echo "CDF plots under C2: $out/calibrated-c2.html/index.html"
 }
 if [ "${1:-}" = calibration ]; then
   calibration
