@@ -36,7 +36,7 @@ run() {
 # synthetic:google (rust/sim/src/workload/synthetic.rs), GJOBS jobs, seeds
 # 1-3 (workload and simulator), the Google cutoff (1129.532 s) for the
 # classes and trace=google for the policies (17 % short partition, DLWL
-# heartbeat 3 s). PART=google runs only this; PART=sweep only the sweep.
+# heartbeat 3 s). PART=google runs only this; PART=sweep only the sweep; PART=e9 only E9.
 gjobs=${GJOBS:-10000}
 gsizes=${GSIZES:-"15000 17000 20000"}
 gseeds=${GSEEDS:-"1 2 3"}
@@ -104,9 +104,32 @@ sweep() {
     for f in 1 2 10 20; do grun "eagle-starvation$f" "$n" 1 eagle -p starvation_factor=$f; done
   done
 }
+# E9 and H10, mis-estimation (delgado.md §1 "Mis-estimation", §2 §3.6.5):
+# each job's estimate (its mean task duration) times a factor drawn
+# uniformly in [LO, HI] once per job (--estimate-error, seeded by --seed);
+# true durations unchanged. Eagle's under- ([0.x, 1]) and over-estimates
+# ([1, 1.x]), x in {3, 6, 9}, and Hawk's [0.1, 1.9]; Google-like,
+# GE9_NODES nodes, seeds GE9_SEEDS.
+e9() {
+  echo "## Google-like mis-estimation (E9, H10), $gjobs jobs"
+  echo
+  echo "| run | nodes | seed | offered load | short p50/p90/p99 | long p50/p90/p99 | wall (s) |"
+  echo "|---|---|---|---|---|---|---|"
+  for n in ${GE9_NODES:-15000}; do
+    for s in ${GE9_SEEDS:-1}; do
+      for p in eagle hawk; do
+        grun "$p-exact" "$n" "$s" "$p"
+        for r in 0.3:1 0.6:1 0.9:1 1:1.3 1:1.6 1:1.9 0.1:1.9; do
+          grun "$p-x$r" "$n" "$s" "$p" --estimate-error "$r"
+        done
+      done
+    done
+  done
+}
 case "${PART:-all}" in
   google) google; exit 0 ;;
   sweep) sweep; exit 0 ;;
+  e9) e9; exit 0 ;;
 esac
 
 echo "## Response times (s), YH2_sub.tr, $nodes one-slot nodes"

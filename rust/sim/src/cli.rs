@@ -5,6 +5,7 @@ use crate::engine::{simulate, NodeFailure, SimConfig, SimError};
 use crate::metrics::{summarize_all, Classes};
 use crate::report::{self, Description, WriteOptions};
 use crate::run::RunResult;
+use crate::workload::estimate_error::EstimateError;
 use crate::workload::limits::{
     self, MAX_AM_RESPONSE_LAG, MAX_LOAD, MAX_NODES, MAX_NODE_MEMORY_MB, MAX_NODE_VCORES, MAX_PERIOD_MS, MAX_SAMPLES,
     MAX_TIME_S,
@@ -259,6 +260,15 @@ pub struct RunArgs {
     /// Do not hand task-duration estimates to the policies.
     #[arg(long)]
     pub no_estimates: bool,
+    /// Mis-estimate: multiply each job's task-runtime estimate by a factor
+    /// drawn uniformly in [LO, HI] once per job (e.g. `0.1:1.9`, Hawk's
+    /// H10; `0.3:1` under, `1:1.9` over, Eagle's E9); true durations are
+    /// unchanged. Off: the exact mean.
+    #[arg(long, value_name = "LO:HI")]
+    pub estimate_error: Option<String>,
+    /// Seed of --estimate-error's per-job factors (default: --seed).
+    #[arg(long, value_name = "N")]
+    pub estimate_error_seed: Option<u64>,
     /// Running tasks report their progress every this many seconds (0: never;
     /// HFSP's Δ rule needs it, e.g. 10).
     #[arg(long, default_value_t = 0)]
@@ -498,6 +508,7 @@ fn sim_config(policy: &str, params: BTreeMap<String, String>, args: &RunArgs) ->
             return Err(SimError::Config(format!("--slowstart {}: expected a share in [0, 1]", args.slowstart)));
         },
         estimates: !args.no_estimates,
+        estimate_error: estimate_error(args)?,
         network_delay_ms: args.network_delay_ms,
         failures: args.failures.iter().map(|f| parse_failure(f)).collect::<Result<_, _>>()?,
         sample_ms: args.sample_s * 1000,
@@ -506,6 +517,18 @@ fn sim_config(policy: &str, params: BTreeMap<String, String>, args: &RunArgs) ->
         progress_ms: args.progress_s * 1000,
         reduces_wait_for_maps: args.reduces_wait_for_maps,
     })
+}
+
+/// --estimate-error and its seed; refused beside --no-estimates (nothing to mis-estimate).
+fn estimate_error(args: &RunArgs) -> Result<Option<EstimateError>, SimError> {
+    match &args.estimate_error {
+        None if args.estimate_error_seed.is_some() => Err(cfg_err("--estimate-error-seed needs --estimate-error")),
+        None => Ok(None),
+        Some(_) if args.no_estimates => Err(cfg_err("--estimate-error and --no-estimates: choose one")),
+        Some(range) => {
+            EstimateError::parse(range, args.estimate_error_seed.unwrap_or(args.seed)).map(Some).map_err(cfg_err)
+        }
+    }
 }
 
 fn bar(mp: &MultiProgress, len: usize, label: &str, quiet: bool) -> ProgressBar {

@@ -1,6 +1,7 @@
 //! How a run is set up beside the policy ([`SimConfig`]), node failures to
 //! inject, and the simulator's error type.
 
+use crate::workload::estimate_error::EstimateError;
 use crate::workload::WorkloadError;
 use sojourn_core::{CoreError, Resources, Time};
 use std::collections::BTreeMap;
@@ -32,6 +33,9 @@ pub struct SimConfig {
     pub am_response_lag: u32,
     /// Hand each ask its mean task duration as an estimate.
     pub estimates: bool,
+    /// Multiply each job's estimate by a seeded per-job factor (E9, H10);
+    /// `None`: the exact mean.
+    pub estimate_error: Option<EstimateError>,
     /// Network delay handed to distributed-scheduler emulations (ms).
     pub network_delay_ms: u64,
     /// Node failures: (at, node index, recover after ms or never).
@@ -72,6 +76,7 @@ impl Default for SimConfig {
             am_response_lag: 0,
             slowstart: 1.0,
             estimates: true,
+            estimate_error: None,
             network_delay_ms: 0,
             failures: Vec::new(),
             sample_ms: 60_000,

@@ -121,7 +121,11 @@ impl<'a> Sim<'a> {
         let mut ask = Ask::new(grp.priority, grp.resources, run.waiting.len() as u32, grp.phase);
         if self.cfg.estimates {
             let n = grp.durations_ms.len().max(1) as u64;
-            ask.est_task_ms = Some(grp.durations_ms.iter().sum::<u64>() / n);
+            let exact = grp.durations_ms.iter().sum::<u64>() / n;
+            ask.est_task_ms = Some(match self.cfg.estimate_error {
+                Some(e) => e.apply(exact, j.spec.id),
+                None => exact,
+            });
         }
         if !grp.hosts.is_empty() {
             let mut per_node: BTreeMap<NodeId, u32> = BTreeMap::new();

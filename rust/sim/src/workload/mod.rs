@@ -186,6 +186,7 @@ pub type JobStream = Box<dyn Iterator<Item = Result<JobSpec, WorkloadError>>>;
 // Readers, generators and the workload spec.
 
 pub mod eagle;
+pub mod estimate_error;
 pub mod job_mixes;
 mod json;
 pub mod kairos;

@@ -112,6 +112,7 @@ public class ConfigAndQueuesTest extends SojournTestBase {
       stopRm();
     }
     assertTrue(started.toString(), started.contains("sojourn-kairos.xml") && started.contains("sojourn-hfsp.xml")
+        && started.contains("sojourn-eagle.xml") && started.contains("sojourn-hawk.xml")
         && started.contains("sojourn-fifo.xml") && started.contains("yarn-site.sojourn.xml"));
   }
 
