@@ -113,6 +113,7 @@ public class ConfigAndQueuesTest extends SojournTestBase {
     }
     assertTrue(started.toString(), started.contains("sojourn-kairos.xml") && started.contains("sojourn-hfsp.xml")
         && started.contains("sojourn-eagle.xml") && started.contains("sojourn-hawk.xml")
+        && started.contains("sojourn-tetrisched.xml")
         && started.contains("sojourn-fifo.xml") && started.contains("yarn-site.sojourn.xml"));
   }
 
