@@ -125,7 +125,8 @@ use sojourn_core::{
     AppId, Cluster, ContainerId, ContainerState, Ctx, Decision, Event, NodeId, Outcome, Params, Phase, Policy,
     Resources, Result, Time, TimerTable,
 };
-use std::collections::{BTreeMap, BTreeSet};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 use virtual_cluster::{Pool, Tasks, VPhase};
 
 pub fn build(p: &Params) -> Result<Box<dyn Policy>> {
@@ -233,6 +234,15 @@ pub struct Hfsp {
     /// (a sample needs a task), so the check skips the queue's untouched
     /// phases. Keys whose phase left training are dropped as met.
     pub(crate) sampling: BTreeSet<Key>,
+    /// The phases of `sampling` that may have enough samples for A4 (as
+    /// many completed or reporting training tasks as it wants): a phase
+    /// comes in as either count grows and leaves when the check finds it
+    /// short, so the check, run on every event, skips the rest.
+    pub(crate) sample_ready: BTreeSet<Key>,
+    /// The phases in the training stage by (initial size bits, seq):
+    /// training candidates come from these, in the thesis's training order,
+    /// not from the whole queue.
+    pub(crate) in_training: BTreeSet<(u64, u64, Key)>,
     pub(crate) containers: BTreeMap<ContainerId, CInfo>,
     pub(crate) pools: [Pool<Key>; 2],
     /// The containers preemption and resumption look at (preempt.rs).
@@ -280,7 +290,7 @@ impl Room {
 /// Where a phase stands in the real order: (class, V (or projected virtual
 /// finish) or late order, seq).
 /// Class 0 tiny, 1 late, 2 size-based.
-type Rank = (u8, u64, u64);
+pub(crate) type Rank = (u8, u64, u64);
 
 impl Hfsp {
     pub fn new(cfg: Config) -> Hfsp {
@@ -292,6 +302,8 @@ impl Hfsp {
             cfg,
             phases: BTreeMap::new(),
             sampling: BTreeSet::new(),
+            sample_ready: BTreeSet::new(),
+            in_training: BTreeSet::new(),
             containers: BTreeMap::new(),
             pools,
             index: preempt::Index::default(),
@@ -338,11 +350,27 @@ impl Hfsp {
         }
     }
 
-    /// Phases not really done, best first. Called on every scheduling
-    /// opportunity, so it walks the phases and the pools' phases together
-    /// (all keyed by `Key`, in the same order) rather than looking each
-    /// phase up in its pool.
+    /// Phases not really done, best first.
     pub fn order(&self) -> Vec<Key> {
+        let mut v = self.ranked();
+        // Keys are unique, so an unstable sort gives the one order.
+        v.sort_unstable();
+        v.into_iter().map(|(_, k)| k).collect()
+    }
+
+    /// [`Hfsp::order`] as a heap, best on top: a scheduling opportunity
+    /// usually fills its node from the first phases, so it pops those
+    /// rather than sorting every phase (keys are unique, so the pops come
+    /// in the order's sequence).
+    pub(crate) fn order_heap(&self) -> BinaryHeap<Reverse<(Rank, Key)>> {
+        self.ranked().into_iter().map(Reverse).collect()
+    }
+
+    /// Each phase not really done with its rank, in key order. Called on
+    /// every scheduling opportunity, so it walks the phases and the pools'
+    /// phases together (all keyed by `Key`, in the same order) rather than
+    /// looking each phase up in its pool.
+    fn ranked(&self) -> Vec<(Rank, Key)> {
         let finish =
             self.cfg.order_by_finish.then(|| [self.pools[0].projected_finish(), self.pools[1].projected_finish()]);
         let mut virtual_phases = [self.pools[0].phases.iter().peekable(), self.pools[1].phases.iter().peekable()];
@@ -355,9 +383,7 @@ impl Hfsp {
                 v.push((self.rank(*k, p, vp, finish.as_ref()), *k));
             }
         }
-        // Keys are unique, so an unstable sort gives the one order.
-        v.sort_unstable();
-        v.into_iter().map(|(_, k)| k).collect()
+        v
     }
 
     fn resize_pools(&mut self, cluster: &Cluster) {
@@ -429,8 +455,9 @@ impl Policy for Hfsp {
         }
         if let Event::ContainerProgress { container, .. } = event {
             let key = self.containers.get(container).filter(|ci| ci.training).map(|ci| ci.key);
-            if let Some(p) = key.and_then(|k| self.phases.get_mut(&k)) {
+            if let Some((k, p)) = key.and_then(|k| self.phases.get_mut(&k).map(|p| (k, p))) {
                 p.train_reporting.insert(*container);
+                self.sample_ready.insert(k);
             }
         }
         match event {
