@@ -425,6 +425,20 @@ mod tests {
         assert_eq!(a.size(), 2.0 * 500.0 + 1000.0 * (n - 8) as f64);
     }
 
+    /// A step rewrites only the running runs, yet a running run that comes
+    /// down to the work of the next, waiting run merges with it, so a
+    /// phase's runs stay as few as its distinct remaining works; the step
+    /// reports the least work left among the running tasks.
+    #[test]
+    fn a_step_merges_running_tasks_into_the_waiting_run_they_meet() {
+        let mut tasks: Tasks = [3000.0, 2000.0, 1000.0, 1000.0].into_iter().collect();
+        let mut scratch = Vec::new();
+        assert_eq!(tasks.advance_first(2, 1000.0, &mut scratch), (false, 1000.0));
+        assert_eq!((tasks.runs(), tasks.len(), tasks.sum()), (2, 4, 5000.0));
+        assert_eq!(tasks.advance_first(3, 1000.0, &mut scratch), (true, 1000.0));
+        assert_eq!((tasks.runs(), tasks.len(), tasks.sum()), (1, 2, 2000.0));
+    }
+
     /// The code's JobID order (D7): 3 slots, A (submitted first, 5 tasks)
     /// and B (2 tasks) get one each and the third goes to A, where the
     /// thesis's order gives it to B, the phase with fewer tasks.
