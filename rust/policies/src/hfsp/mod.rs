@@ -254,6 +254,15 @@ pub struct Hfsp {
     pub(crate) history: [(f64, u64); 2],
     seq: u64,
     nodes_dirty: bool,
+    /// The virtual slots (MAP, REDUCE) each node gives the pools, their
+    /// sums, and the nodes changed since the pools were last sized: a node
+    /// event resizes from the changed nodes, not from every node (a cluster
+    /// of N nodes starts with N events). Empty until first sized from the
+    /// whole cluster.
+    node_slots: BTreeMap<NodeId, [usize; 2]>,
+    slot_totals: [usize; 2],
+    changed_nodes: Vec<NodeId>,
+    sized: bool,
     /// Apps that may have an AM ask outstanding: every app whose asks came
     /// or came back since (an ask only appears with `AsksUpdated` or a
     /// rejected allocation); a heartbeat drops those with none. So AM
@@ -312,6 +321,10 @@ impl Hfsp {
             history: [(0.0, 0), (0.0, 0)],
             seq: 0,
             nodes_dirty: true,
+            node_slots: BTreeMap::new(),
+            slot_totals: [0, 0],
+            changed_nodes: Vec::new(),
+            sized: false,
             am_apps: BTreeSet::new(),
             timers: TimerTable::new(),
         }
@@ -386,14 +399,36 @@ impl Hfsp {
         v
     }
 
+    /// The virtual slots (MAP, REDUCE) a node of this capacity gives.
+    fn slots_of(&self, capacity: Resources) -> [usize; 2] {
+        let map_mb = (capacity.memory_mb as f64 * self.cfg.map_share) as u64;
+        [
+            (map_mb / self.cfg.slot_mb[0]) as usize,
+            (capacity.memory_mb.saturating_sub(map_mb) / self.cfg.slot_mb[1]) as usize,
+        ]
+    }
+
     fn resize_pools(&mut self, cluster: &Cluster) {
-        let mut slots = [0usize; 2];
-        for n in cluster.nodes() {
-            let map_mb = (n.capacity.memory_mb as f64 * self.cfg.map_share) as u64;
-            slots[0] += (map_mb / self.cfg.slot_mb[0]) as usize;
-            slots[1] += (n.capacity.memory_mb.saturating_sub(map_mb) / self.cfg.slot_mb[1]) as usize;
+        let changed: Vec<NodeId> = if self.sized {
+            std::mem::take(&mut self.changed_nodes)
+        } else {
+            self.sized = true;
+            self.changed_nodes.clear();
+            cluster.nodes().map(|n| n.id).collect()
+        };
+        for id in changed {
+            if let Some(old) = self.node_slots.remove(&id) {
+                self.slot_totals[0] -= old[0];
+                self.slot_totals[1] -= old[1];
+            }
+            if let Some(n) = cluster.node(id) {
+                let s = self.slots_of(n.capacity);
+                self.slot_totals[0] += s[0];
+                self.slot_totals[1] += s[1];
+                self.node_slots.insert(id, s);
+            }
         }
-        for (pool, s) in self.pools.iter_mut().zip(slots) {
+        for (pool, s) in self.pools.iter_mut().zip(self.slot_totals) {
             pool.resize(s);
         }
     }
@@ -467,8 +502,11 @@ impl Policy for Hfsp {
                     ci.sort_finished = Some(*t);
                 }
             }
-            Event::NodeAdded(_) | Event::NodeRemoved { .. } | Event::NodeResourceUpdated { .. } => {
+            Event::NodeAdded(sojourn_core::NodeSpec { node, .. })
+            | Event::NodeRemoved { node }
+            | Event::NodeResourceUpdated { node, .. } => {
                 self.nodes_dirty = true;
+                self.changed_nodes.push(*node);
                 if let Event::NodeRemoved { node } = event {
                     // Its containers are gone from the mirror: finish them as lost.
                     let lost: Vec<ContainerId> = self
