@@ -20,7 +20,18 @@ fn past_delta(h: &Hfsp, ctx: &Ctx<'_>, cid: ContainerId) -> Option<(f64, f64)> {
 /// A4 for every training phase: when each of its t training tasks has
 /// completed or run Δ with progress, compute S_f once.
 pub fn check_training(h: &mut Hfsp, ctx: &mut Ctx<'_>) {
-    let training: Vec<Key> = h.sampling.iter().copied().collect();
+    // The authors' estimators count finished and live tasks, not samples:
+    // every sampling phase is checked. Otherwise a phase short of samples
+    // stays short until a sample comes, which puts it back among
+    // `sample_ready`.
+    let code = h.cfg.map_completed_mean || h.cfg.reduce_sort_finish;
+    let training: Vec<Key> = if code {
+        h.sampling.iter().copied().collect()
+    } else {
+        let sampling = &h.sampling;
+        h.sample_ready.retain(|k| sampling.contains(k));
+        h.sample_ready.iter().copied().collect()
+    };
     for key in training {
         if uses_code_estimate(h, key) {
             if let Some((s, tasks)) = code_estimate(h, ctx, key) {
@@ -31,6 +42,7 @@ pub fn check_training(h: &mut Hfsp, ctx: &mut Ctx<'_>) {
         let Some(p) = h.phases.get(&key) else { continue };
         let want = h.cfg.t.min(p.n) as usize;
         if want == 0 || p.train_samples.len() + p.train_reporting.len() < want {
+            h.sample_ready.remove(&key);
             continue; // not enough samples even if every reporting task gave one
         }
         let mut samples = p.train_samples.clone();
@@ -124,6 +136,7 @@ fn set_final(h: &mut Hfsp, key: Key, s: f64, mut tasks: Tasks) {
     }
     h.sampling.remove(&key);
     let p = h.phases.get_mut(&key).expect("training phase");
+    h.in_training.remove(&(p.s_initial.to_bits(), p.seq, key));
     p.training = false;
     p.train_reporting.clear();
     p.s_final = Some(s_final);

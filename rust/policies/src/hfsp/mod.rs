@@ -125,7 +125,8 @@ use sojourn_core::{
     AppId, Cluster, ContainerId, ContainerState, Ctx, Decision, Event, NodeId, Outcome, Params, Phase, Policy,
     Resources, Result, Time, TimerTable,
 };
-use std::collections::{BTreeMap, BTreeSet};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 use virtual_cluster::{Pool, Tasks, VPhase};
 
 pub fn build(p: &Params) -> Result<Box<dyn Policy>> {
@@ -233,6 +234,15 @@ pub struct Hfsp {
     /// (a sample needs a task), so the check skips the queue's untouched
     /// phases. Keys whose phase left training are dropped as met.
     pub(crate) sampling: BTreeSet<Key>,
+    /// The phases of `sampling` that may have enough samples for A4 (as
+    /// many completed or reporting training tasks as it wants): a phase
+    /// comes in as either count grows and leaves when the check finds it
+    /// short, so the check, run on every event, skips the rest.
+    pub(crate) sample_ready: BTreeSet<Key>,
+    /// The phases in the training stage by (initial size bits, seq):
+    /// training candidates come from these, in the thesis's training order,
+    /// not from the whole queue.
+    pub(crate) in_training: BTreeSet<(u64, u64, Key)>,
     pub(crate) containers: BTreeMap<ContainerId, CInfo>,
     pub(crate) pools: [Pool<Key>; 2],
     /// The containers preemption and resumption look at (preempt.rs).
@@ -244,6 +254,15 @@ pub struct Hfsp {
     pub(crate) history: [(f64, u64); 2],
     seq: u64,
     nodes_dirty: bool,
+    /// The virtual slots (MAP, REDUCE) each node gives the pools, their
+    /// sums, and the nodes changed since the pools were last sized: a node
+    /// event resizes from the changed nodes, not from every node (a cluster
+    /// of N nodes starts with N events). Empty until first sized from the
+    /// whole cluster.
+    node_slots: BTreeMap<NodeId, [usize; 2]>,
+    slot_totals: [usize; 2],
+    changed_nodes: Vec<NodeId>,
+    sized: bool,
     /// Apps that may have an AM ask outstanding: every app whose asks came
     /// or came back since (an ask only appears with `AsksUpdated` or a
     /// rejected allocation); a heartbeat drops those with none. So AM
@@ -280,7 +299,7 @@ impl Room {
 /// Where a phase stands in the real order: (class, V (or projected virtual
 /// finish) or late order, seq).
 /// Class 0 tiny, 1 late, 2 size-based.
-type Rank = (u8, u64, u64);
+pub(crate) type Rank = (u8, u64, u64);
 
 impl Hfsp {
     pub fn new(cfg: Config) -> Hfsp {
@@ -292,6 +311,8 @@ impl Hfsp {
             cfg,
             phases: BTreeMap::new(),
             sampling: BTreeSet::new(),
+            sample_ready: BTreeSet::new(),
+            in_training: BTreeSet::new(),
             containers: BTreeMap::new(),
             pools,
             index: preempt::Index::default(),
@@ -300,6 +321,10 @@ impl Hfsp {
             history: [(0.0, 0), (0.0, 0)],
             seq: 0,
             nodes_dirty: true,
+            node_slots: BTreeMap::new(),
+            slot_totals: [0, 0],
+            changed_nodes: Vec::new(),
+            sized: false,
             am_apps: BTreeSet::new(),
             timers: TimerTable::new(),
         }
@@ -338,11 +363,27 @@ impl Hfsp {
         }
     }
 
-    /// Phases not really done, best first. Called on every scheduling
-    /// opportunity, so it walks the phases and the pools' phases together
-    /// (all keyed by `Key`, in the same order) rather than looking each
-    /// phase up in its pool.
+    /// Phases not really done, best first.
     pub fn order(&self) -> Vec<Key> {
+        let mut v = self.ranked();
+        // Keys are unique, so an unstable sort gives the one order.
+        v.sort_unstable();
+        v.into_iter().map(|(_, k)| k).collect()
+    }
+
+    /// [`Hfsp::order`] as a heap, best on top: a scheduling opportunity
+    /// usually fills its node from the first phases, so it pops those
+    /// rather than sorting every phase (keys are unique, so the pops come
+    /// in the order's sequence).
+    pub(crate) fn order_heap(&self) -> BinaryHeap<Reverse<(Rank, Key)>> {
+        self.ranked().into_iter().map(Reverse).collect()
+    }
+
+    /// Each phase not really done with its rank, in key order. Called on
+    /// every scheduling opportunity, so it walks the phases and the pools'
+    /// phases together (all keyed by `Key`, in the same order) rather than
+    /// looking each phase up in its pool.
+    fn ranked(&self) -> Vec<(Rank, Key)> {
         let finish =
             self.cfg.order_by_finish.then(|| [self.pools[0].projected_finish(), self.pools[1].projected_finish()]);
         let mut virtual_phases = [self.pools[0].phases.iter().peekable(), self.pools[1].phases.iter().peekable()];
@@ -355,19 +396,39 @@ impl Hfsp {
                 v.push((self.rank(*k, p, vp, finish.as_ref()), *k));
             }
         }
-        // Keys are unique, so an unstable sort gives the one order.
-        v.sort_unstable();
-        v.into_iter().map(|(_, k)| k).collect()
+        v
+    }
+
+    /// The virtual slots (MAP, REDUCE) a node of this capacity gives.
+    fn slots_of(&self, capacity: Resources) -> [usize; 2] {
+        let map_mb = (capacity.memory_mb as f64 * self.cfg.map_share) as u64;
+        [
+            (map_mb / self.cfg.slot_mb[0]) as usize,
+            (capacity.memory_mb.saturating_sub(map_mb) / self.cfg.slot_mb[1]) as usize,
+        ]
     }
 
     fn resize_pools(&mut self, cluster: &Cluster) {
-        let mut slots = [0usize; 2];
-        for n in cluster.nodes() {
-            let map_mb = (n.capacity.memory_mb as f64 * self.cfg.map_share) as u64;
-            slots[0] += (map_mb / self.cfg.slot_mb[0]) as usize;
-            slots[1] += (n.capacity.memory_mb.saturating_sub(map_mb) / self.cfg.slot_mb[1]) as usize;
+        let changed: Vec<NodeId> = if self.sized {
+            std::mem::take(&mut self.changed_nodes)
+        } else {
+            self.sized = true;
+            self.changed_nodes.clear();
+            cluster.nodes().map(|n| n.id).collect()
+        };
+        for id in changed {
+            if let Some(old) = self.node_slots.remove(&id) {
+                self.slot_totals[0] -= old[0];
+                self.slot_totals[1] -= old[1];
+            }
+            if let Some(n) = cluster.node(id) {
+                let s = self.slots_of(n.capacity);
+                self.slot_totals[0] += s[0];
+                self.slot_totals[1] += s[1];
+                self.node_slots.insert(id, s);
+            }
         }
-        for (pool, s) in self.pools.iter_mut().zip(slots) {
+        for (pool, s) in self.pools.iter_mut().zip(self.slot_totals) {
             pool.resize(s);
         }
     }
@@ -429,8 +490,9 @@ impl Policy for Hfsp {
         }
         if let Event::ContainerProgress { container, .. } = event {
             let key = self.containers.get(container).filter(|ci| ci.training).map(|ci| ci.key);
-            if let Some(p) = key.and_then(|k| self.phases.get_mut(&k)) {
+            if let Some((k, p)) = key.and_then(|k| self.phases.get_mut(&k).map(|p| (k, p))) {
                 p.train_reporting.insert(*container);
+                self.sample_ready.insert(k);
             }
         }
         match event {
@@ -440,8 +502,11 @@ impl Policy for Hfsp {
                     ci.sort_finished = Some(*t);
                 }
             }
-            Event::NodeAdded(_) | Event::NodeRemoved { .. } | Event::NodeResourceUpdated { .. } => {
+            Event::NodeAdded(sojourn_core::NodeSpec { node, .. })
+            | Event::NodeRemoved { node }
+            | Event::NodeResourceUpdated { node, .. } => {
                 self.nodes_dirty = true;
+                self.changed_nodes.push(*node);
                 if let Event::NodeRemoved { node } = event {
                     // Its containers are gone from the mirror: finish them as lost.
                     let lost: Vec<ContainerId> = self

@@ -50,6 +50,11 @@ impl Hfsp {
         if !tiny {
             self.pools[k].insert(key, self.seq, Tasks::uniform(task, n.into()));
         }
+        let training = !tiny && self.cfg.t > 0;
+        let s_initial = if tiny { 0.0 } else { n as f64 * task };
+        if training {
+            self.in_training.insert((s_initial.to_bits(), self.seq, key));
+        }
         self.phases.insert(
             key,
             PhaseState {
@@ -60,10 +65,10 @@ impl Hfsp {
                 finished: 0,
                 finished_ms: 0,
                 finished_since_sort_ms: 0,
-                training: !tiny && self.cfg.t > 0,
+                training,
                 train_started: 0,
                 train_samples: Vec::new(),
-                s_initial: if tiny { 0.0 } else { n as f64 * task },
+                s_initial,
                 s_final: None,
                 task_estimate: None,
                 real_done: false,
@@ -188,6 +193,7 @@ impl Hfsp {
         p.real_done = true;
         p.training = false;
         self.sampling.remove(&key);
+        self.in_training.remove(&(p.s_initial.to_bits(), p.seq, key));
         if p.finished > 0 && !app_gone {
             self.history[k].0 += p.finished_ms as f64;
             self.history[k].1 += p.finished as u64;
@@ -214,6 +220,7 @@ impl Hfsp {
                 p.finished_since_sort_ms += ci.since_sort(ctx.now);
                 if ci.training && p.training {
                     p.train_samples.push(attained as f64);
+                    self.sample_ready.insert(ci.key);
                 }
             } else if ci.training && p.training {
                 // A killed training task is started again as one.
@@ -224,8 +231,14 @@ impl Hfsp {
     }
 
     pub(super) fn on_app_removed(&mut self, ctx: &mut Ctx<'_>, app: AppId) {
-        let gone: Vec<ContainerId> =
-            self.containers.iter().filter(|(_, c)| c.key.0 == app).map(|(id, _)| *id).collect();
+        // Every container of a phase is among its live ones (registered
+        // there, left there only as it is dropped).
+        let mut gone: Vec<ContainerId> = [Kind::Map, Kind::Reduce]
+            .iter()
+            .filter_map(|kind| self.phases.get(&(app, *kind)))
+            .flat_map(|p| p.live.iter().copied())
+            .collect();
+        gone.sort_unstable();
         for cid in gone {
             if let Some(ci) = self.drop_container(cid) {
                 if ci.training {

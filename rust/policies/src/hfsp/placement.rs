@@ -5,6 +5,7 @@
 //! wait (§7.18).
 
 use super::*;
+use std::cmp::Reverse;
 
 impl Hfsp {
     /// Places one container of `key` on `node`: resume a suspended one
@@ -157,22 +158,51 @@ impl Hfsp {
 
     /// Training phases that may start a training task, best first.
     pub(super) fn training_candidates(&self, cluster: &Cluster, kind: Kind) -> Vec<Key> {
+        if !self.cfg.train_by_progress {
+            let mut out = Vec::new();
+            let mut cursor = None;
+            while let Some(entry) = self.next_training_candidate(cluster, kind, cursor) {
+                out.push(entry.2);
+                cursor = Some(entry);
+            }
+            return out;
+        }
         let mut c: Vec<((u64, u64), Key)> = self
-            .phases
+            .in_training
             .iter()
-            .filter(|(k, p)| k.1 == kind && !p.real_done && self.training_wanted(**k) > 0)
-            .filter(|(k, _)| Self::pending(cluster, **k).0 > 0)
-            .map(|(k, p)| {
-                let primary = if self.cfg.train_by_progress {
-                    u64::MAX - (p.train_started + p.finished) as u64
-                } else {
-                    p.s_initial.to_bits()
-                };
-                ((primary, p.seq), *k)
+            .filter(|(_, _, k)| self.is_training_candidate(cluster, kind, *k))
+            .map(|(_, seq, k)| {
+                let p = &self.phases[k];
+                ((u64::MAX - (p.train_started + p.finished) as u64, *seq), *k)
             })
             .collect();
         c.sort();
         c.into_iter().map(|(_, k)| k).collect()
+    }
+
+    /// The thesis's training order (smallest initial size first): the
+    /// first candidate after `cursor`, as (initial size bits, seq, key).
+    /// The order's keys never change, so a pass over the candidates walks
+    /// `in_training` rather than sorting the queue.
+    fn next_training_candidate(
+        &self,
+        cluster: &Cluster,
+        kind: Kind,
+        cursor: Option<(u64, u64, Key)>,
+    ) -> Option<(u64, u64, Key)> {
+        use std::ops::Bound::{Excluded, Unbounded};
+        let from = cursor.map_or(Unbounded, Excluded);
+        self.in_training
+            .range((from, Unbounded))
+            .find(|(_, _, k)| self.is_training_candidate(cluster, kind, *k))
+            .copied()
+    }
+
+    fn is_training_candidate(&self, cluster: &Cluster, kind: Kind, key: Key) -> bool {
+        key.1 == kind
+            && self.phases.get(&key).is_some_and(|p| !p.real_done)
+            && self.training_wanted(key) > 0
+            && Self::pending(cluster, key).0 > 0
     }
 
     pub(super) fn heartbeat(&mut self, ctx: &mut Ctx<'_>, node: NodeId) {
@@ -205,30 +235,49 @@ impl Hfsp {
             return;
         }
         // Tiny phases outrank training (size 0).
-        let order = self.order();
+        let mut order = self.order_heap();
         let mut budget = self.size_based_budget(ctx.cluster());
         let mut quota = self.pool_room(ctx.cluster());
-        // Tiny phases rank first (`rank`'s class 0), so they are the order's head.
-        let tiny: Vec<Key> = order.iter().copied().take_while(|k| self.phases[k].tiny).collect();
+        // Tiny phases rank first (`rank`'s class 0), so they are the order's
+        // head; the size-based pass below skips them anyway.
+        let mut tiny: Vec<Key> = Vec::new();
+        while let Some(&Reverse((_, key))) = order.peek().filter(|Reverse((_, k))| self.phases[k].tiny) {
+            order.pop();
+            tiny.push(key);
+        }
         for key in tiny {
             self.fill(ctx, key, node, &mut budget, &mut quota);
         }
         // Training tasks, up to T running per type (Algorithm 3, step 1).
         for kind in [Kind::Map, Kind::Reduce] {
             'train: while self.train_running[kind as usize] < self.cfg.train_slots[kind as usize] {
-                for key in self.training_candidates(ctx.cluster(), kind) {
-                    if crate::common::node_has_room(ctx.cluster(), node) && self.place_one(ctx, key, node, &mut quota) {
+                if self.cfg.train_by_progress {
+                    for key in self.training_candidates(ctx.cluster(), kind) {
+                        if crate::common::node_has_room(ctx.cluster(), node)
+                            && self.place_one(ctx, key, node, &mut quota)
+                        {
+                            continue 'train;
+                        }
+                    }
+                    break;
+                }
+                // The candidates one by one: a failed placement changes no
+                // phase's candidacy, so this meets the list's sequence.
+                let mut cursor = None;
+                while let Some(entry) = self.next_training_candidate(ctx.cluster(), kind, cursor) {
+                    if crate::common::node_has_room(ctx.cluster(), node)
+                        && self.place_one(ctx, entry.2, node, &mut quota)
+                    {
                         continue 'train;
                     }
+                    cursor = Some(entry);
                 }
                 break;
             }
         }
         // Late phases, then the size-based queue (step 2).
-        for key in order {
-            if !crate::common::node_has_room(ctx.cluster(), node) {
-                break;
-            }
+        while crate::common::node_has_room(ctx.cluster(), node) {
+            let Some(Reverse((_, key))) = order.pop() else { break };
             if self.phases.get(&key).is_some_and(|p| !p.tiny) {
                 self.fill(ctx, key, node, &mut budget, &mut quota);
             }

@@ -92,32 +92,52 @@ impl Tasks {
 
     /// Takes `step` slot-ms off each of the first `r` tasks (a run that
     /// straddles the r-th task splits); tasks left with at most 1e-9 are
-    /// done and go. Returns whether any task finished.
-    fn advance_first(&mut self, r: usize, step: f64) -> bool {
+    /// done and go. Returns whether any task finished, and the least work
+    /// left among the first `r` tasks (infinite if none is left), which is
+    /// `min_of_first(r)` afterwards when none finished.
+    ///
+    /// Called for every running phase at every step of the virtual clock,
+    /// so it rewrites only the runs it touches, in `scratch` (a buffer the
+    /// pool keeps), then the first untouched run if it merges with them;
+    /// the runs after that are already merged.
+    fn advance_first(&mut self, r: usize, step: f64, scratch: &mut Vec<(f64, u64)>) -> (bool, f64) {
         let mut left = r as u64;
-        let mut out: Vec<(f64, u64)> = Vec::with_capacity(self.runs.len() + 1);
         let mut any = false;
-        for (w, c) in std::mem::take(&mut self.runs) {
+        let mut least = f64::INFINITY;
+        scratch.clear();
+        let mut touched = 0;
+        while left > 0 && touched < self.runs.len() {
+            let (w, c) = self.runs[touched];
+            touched += 1;
             let ran = c.min(left);
             left -= ran;
-            if ran > 0 {
-                let mut rest = w - step;
-                if rest <= 1e-9 {
-                    rest = 0.0;
-                    any = true;
-                }
-                if rest > 0.0 {
-                    push_run(&mut out, rest, ran);
-                } else {
-                    self.count -= ran;
-                }
+            let mut rest = w - step;
+            if rest <= 1e-9 {
+                rest = 0.0;
+                any = true;
+            }
+            if rest > 0.0 {
+                push_run(scratch, rest, ran);
+                least = least.min(rest);
+            } else {
+                self.count -= ran;
             }
             if c > ran {
-                push_run(&mut out, w, c - ran);
+                push_run(scratch, w, c - ran);
             }
         }
-        self.runs = out;
-        any
+        if let (Some(last), Some(&(w, c))) = (scratch.last_mut(), self.runs.get(touched)) {
+            if last.0 == w {
+                last.1 += c;
+                touched += 1;
+            }
+        }
+        if scratch.len() == touched {
+            self.runs[..touched].copy_from_slice(scratch);
+        } else {
+            self.runs.splice(..touched, scratch.drain(..));
+        }
+        (any, least)
     }
 }
 
@@ -167,11 +187,24 @@ pub struct Pool<K: Ord + Copy> {
     /// Remainder slots go to phases in submission order rather than to the
     /// ones with the fewest tasks (the authors' code's JobID order, D7).
     pub remainders_by_submission: bool,
+    /// `next_completion` as the last `advance` left it, until a change of
+    /// phases or slots (each goes through `allocate`): the next `advance`
+    /// starts from it rather than scanning every phase again.
+    next: Option<Option<f64>>,
+    /// `advance`'s buffer for the runs it rewrites.
+    scratch: Vec<(f64, u64)>,
 }
 
 impl<K: Ord + Copy> Pool<K> {
     pub fn new(slots: usize) -> Pool<K> {
-        Pool { slots, phases: BTreeMap::new(), finish_counter: 0, remainders_by_submission: false }
+        Pool {
+            slots,
+            phases: BTreeMap::new(),
+            finish_counter: 0,
+            remainders_by_submission: false,
+            next: None,
+            scratch: Vec::new(),
+        }
     }
 
     /// Adds a phase with these virtual tasks (none: virtually done at once).
@@ -215,6 +248,7 @@ impl<K: Ord + Copy> Pool<K> {
 
     /// A1: max-min round-robin of the slots over the unfinished phases.
     pub fn allocate(&mut self) {
+        self.next = None;
         let mut order: Vec<(u64, u64, K)> = self
             .phases
             .iter()
@@ -282,15 +316,26 @@ impl<K: Ord + Copy> Pool<K> {
     /// done, in finish order.
     pub fn advance(&mut self, mut work: f64) -> Vec<K> {
         let mut done = Vec::new();
+        let mut next = match self.next.take() {
+            Some(n) => n,
+            None => self.next_completion(),
+        };
         while work > 0.0 {
-            let Some(m) = self.next_completion() else { break };
+            let Some(m) = next else { break };
             let step = m.min(work);
             let mut any = false;
+            // Without a completion every phase keeps its running tasks, so
+            // the least of them is the next completion.
+            let mut least: Option<f64> = None;
             for (k, p) in self.phases.iter_mut() {
                 if p.running == 0 {
                     continue;
                 }
-                any |= p.tasks.advance_first(p.running, step);
+                let (finished, l) = p.tasks.advance_first(p.running, step, &mut self.scratch);
+                any |= finished;
+                if l.is_finite() {
+                    least = Some(least.map_or(l, |x| x.min(l)));
+                }
                 if p.tasks.is_empty() && p.finish_seq.is_none() {
                     self.finish_counter += 1;
                     p.finish_seq = Some(self.finish_counter);
@@ -298,10 +343,14 @@ impl<K: Ord + Copy> Pool<K> {
                 }
             }
             work -= step;
-            if any {
+            next = if any {
                 self.allocate();
-            }
+                self.next_completion()
+            } else {
+                least
+            };
         }
+        self.next = Some(next);
         done
     }
 }
@@ -374,6 +423,20 @@ mod tests {
         let a = &pool.phases[&1];
         assert_eq!((a.tasks.len(), a.tasks.runs(), a.running), (n - 6, 2, 4));
         assert_eq!(a.size(), 2.0 * 500.0 + 1000.0 * (n - 8) as f64);
+    }
+
+    /// A step rewrites only the running runs, yet a running run that comes
+    /// down to the work of the next, waiting run merges with it, so a
+    /// phase's runs stay as few as its distinct remaining works; the step
+    /// reports the least work left among the running tasks.
+    #[test]
+    fn a_step_merges_running_tasks_into_the_waiting_run_they_meet() {
+        let mut tasks: Tasks = [3000.0, 2000.0, 1000.0, 1000.0].into_iter().collect();
+        let mut scratch = Vec::new();
+        assert_eq!(tasks.advance_first(2, 1000.0, &mut scratch), (false, 1000.0));
+        assert_eq!((tasks.runs(), tasks.len(), tasks.sum()), (2, 4, 5000.0));
+        assert_eq!(tasks.advance_first(3, 1000.0, &mut scratch), (true, 1000.0));
+        assert_eq!((tasks.runs(), tasks.len(), tasks.sum()), (1, 2, 2000.0));
     }
 
     /// The code's JobID order (D7): 3 slots, A (submitted first, 5 tasks)
