@@ -86,6 +86,7 @@ mod tests {
                 groups: vec![TaskGroup::maps(one, vec![100_000; 4])],
                 deadline: None,
                 value: None,
+                dag: None,
             })
             .collect();
         let cluster = ClusterSpec::uniform(8, one, 8);
