@@ -52,6 +52,7 @@ mod config;
 pub mod dispatch;
 pub mod node;
 mod refresh;
+mod timers;
 
 #[cfg(test)]
 mod tests;
@@ -59,7 +60,6 @@ mod tests;
 pub use config::{Config, Starvation, TieBreak, PARAMS};
 use sojourn_core::{
     AppId, Cluster, ContainerId, ContainerState, Ctx, Decision, Event, NodeId, Params, Phase, Policy, Result, Time,
-    TimerTable,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -108,17 +108,9 @@ pub struct Kairos {
     /// Nodes whose idle cores may serve a suspended task again (a resume
     /// was rejected).
     dirty: BTreeSet<NodeId>,
-    pub(crate) timers: TimerTable<Timer>,
+    pub(crate) timers: timers::QuantumTimers,
     /// Per node id, what was last read from it ([`node::NodeView`]).
     pub(crate) views: std::cell::RefCell<Vec<Option<node::NodeView>>>,
-}
-
-/// Kairos's wake-ups.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Timer {
-    /// The quantum W of a running task ends (§3.3): it may yield to a
-    /// suspended task with less attained service.
-    QuantumEnd(ContainerId),
 }
 
 fn fifo_key(a: &sojourn_core::App) -> (u64, u32) {
@@ -139,7 +131,7 @@ impl Kairos {
             others: BTreeMap::new(),
             of_app: BTreeMap::new(),
             dirty: BTreeSet::new(),
-            timers: TimerTable::new(),
+            timers: timers::QuantumTimers::default(),
             views: std::cell::RefCell::new(Vec::new()),
         }
     }
@@ -172,7 +164,9 @@ impl Kairos {
             preemptions: 0,
             protected_until: Time::ZERO,
         };
-        self.timers.set(ctx.now, end, Timer::QuantumEnd(container));
+        // The quantum W ends (§3.3): the task may yield to a suspended one
+        // with less attained service.
+        self.timers.set(ctx.now, end, container);
         self.on_node.entry(node).or_default().insert(container);
         self.tasks.insert(container, task);
         self.refresh.touch(node);
@@ -183,7 +177,8 @@ impl Kairos {
     /// Forgets a container; its node must be re-filed ([`Self::reindex`]).
     pub(crate) fn untrack(&mut self, container: ContainerId) -> Option<Task> {
         let task = self.tasks.remove(&container)?;
-        self.timers.cancel(&Timer::QuantumEnd(container));
+        let tasks = &self.tasks;
+        self.timers.drop_forgotten(|c| tasks.contains_key(&c));
         self.refresh.touch(task.node);
         self.forget_view(task.node);
         if let Some(set) = self.of_app.get_mut(&task.app) {
@@ -332,12 +327,14 @@ impl Policy for Kairos {
     }
 
     fn on_wake(&mut self, ctx: &mut Ctx<'_>) {
-        while let Some(Timer::QuantumEnd(c)) = self.timers.pop_due(ctx.now) {
+        while let Some(c) = self.timers.pop_due(ctx.now) {
             let due = self.tasks.get(&c).and_then(|t| t.quantum_end).is_some_and(|end| end <= ctx.now);
             if due && Self::is_running(ctx.cluster(), c) {
                 self.quantum_end(ctx, c);
             }
         }
+        let tasks = &self.tasks;
+        self.timers.drop_forgotten(|c| tasks.contains_key(&c));
     }
 
     fn describe(&self, cluster: &Cluster, now: Time) -> serde_json::Value {

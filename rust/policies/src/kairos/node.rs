@@ -4,7 +4,6 @@
 //! holds its vcores, a suspended one only its memory (the mirror's rule), so
 //! "a core is free" is "the suspended task's vcores fit again".
 
-use super::Timer;
 use super::{Kairos, Starvation};
 use sojourn_core::{Cluster, ContainerId, ContainerState, Ctx, NodeId, PreemptMode, Resources, Time};
 use std::cell::{Ref, RefCell};
@@ -176,7 +175,7 @@ impl Kairos {
             t.quantum_end = Some(end);
             t.suspended_since = None;
         }
-        self.timers.set(ctx.now, end, Timer::QuantumEnd(c));
+        self.timers.set(ctx.now, end, c);
     }
 
     pub(crate) fn suspend(&mut self, ctx: &mut Ctx<'_>, c: ContainerId) -> bool {
