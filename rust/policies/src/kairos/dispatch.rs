@@ -3,30 +3,80 @@
 //! fewest tasks below N + Q, ties to the lowest variance of attained service
 //! (or a random node, or the lowest total attained service).
 
+use super::refresh::Moving;
 use super::{is_am, Kairos, TieBreak};
 use sojourn_core::{AppId, Cluster, Ctx, NodeId, Phase, Priority, Refusal, Time};
 
 /// A node's place in the dispatch order: (task count, tie-break, id).
 pub(crate) type NodeKey = (u32, u64, NodeId);
 
+/// An ask looks at the open nodes it fits in (by room) one by one only if
+/// there are at most this many; past that it walks the dispatch order.
+const FEW_FITTING: usize = 48;
+
 impl Kairos {
-    fn node_key(&self, ctx: &mut Ctx<'_>, node: NodeId) -> NodeKey {
+    /// The node's key now, and what it was read from if it moves with time
+    /// (a tie-break over live services moves while one of them runs; a
+    /// variance only with two tasks or more).
+    fn node_key(&self, ctx: &mut Ctx<'_>, node: NodeId) -> (NodeKey, Option<Moving>) {
         let count = self.task_count(node);
         let (cluster, now) = (ctx.cluster(), ctx.now);
-        let tasks = self.on_node.get(&node).into_iter().flatten().copied();
-        let view = match self.cfg.tie_break {
-            TieBreak::Random => None,
-            _ => self.view(cluster, node, now),
+        let sum = match self.cfg.tie_break {
+            TieBreak::Random => return ((count, ctx.rng.next_u64(), node), None),
+            TieBreak::Var => false,
+            TieBreak::Sum => true,
         };
-        let tie = match (self.cfg.tie_break, view) {
-            // non-negative floats order like their bits
-            (TieBreak::Var, Some(v)) => super::node::variance_of(v.services(now)).to_bits(),
-            (TieBreak::Var, None) => super::node::variance(cluster, tasks, now).to_bits(),
-            (TieBreak::Sum, Some(v)) => v.services(now).sum(),
-            (TieBreak::Sum, None) => tasks.map(|c| Self::service(cluster, c, now)).sum(),
-            (TieBreak::Random, _) => ctx.rng.next_u64(),
-        };
-        (count, tie, node)
+        // Each task's (attained service before its current spell, running
+        // since): its live service at any time (0 for one the mirror lost).
+        let spells: Vec<(u64, Option<Time>)> = self
+            .on_node
+            .get(&node)
+            .into_iter()
+            .flatten()
+            .map(|c| cluster.container(*c).map_or((0, None), |c| (c.attained_before_ms, c.running_since)))
+            .collect();
+        let moves = spells.iter().any(|s| s.1.is_some()) && (sum || count >= 2);
+        let read = Moving { count, spells, filed_epoch: self.refresh.epoch };
+        let key = read.key_at(node, now, sum);
+        (key, moves.then_some(read))
+    }
+
+    /// The node's key in the dispatch order as a full re-read at the last
+    /// refresh would have filed it.
+    fn current_key(&self, node: NodeId) -> Option<NodeKey> {
+        match self.refresh.moving.get(&node) {
+            Some(m) if m.filed_epoch < self.refresh.epoch => {
+                Some(m.key_at(node, self.refresh.epoch_at, self.cfg.tie_break == TieBreak::Sum))
+            }
+            _ => self.key_of.get(&node).copied(),
+        }
+    }
+
+    /// Files every moving node under its key of the last refresh, so that
+    /// the dispatch order can be walked.
+    fn materialize(&mut self) {
+        if self.refresh.materialized {
+            return;
+        }
+        let (epoch, at, sum) = (self.refresh.epoch, self.refresh.epoch_at, self.cfg.tie_break == TieBreak::Sum);
+        for (node, m) in self.refresh.moving.iter_mut().filter(|(_, m)| m.filed_epoch < epoch) {
+            let key = m.key_at(*node, at, sum);
+            m.filed_epoch = epoch;
+            if let Some(old) = self.key_of.insert(*node, key) {
+                self.open.remove(&old);
+            }
+            self.open.insert(key);
+        }
+        self.refresh.materialized = true;
+    }
+
+    /// Reads the room of the open nodes touched since, or whose protection
+    /// ended, for [`super::refresh::Refresh::fitting`].
+    fn read_rooms(&mut self, cluster: &Cluster, now: Time) {
+        for n in self.refresh.rooms_due(now) {
+            let room = if self.key_of.contains_key(&n) { self.room_and_until(cluster, n, now) } else { None };
+            self.refresh.set_room(n, room);
+        }
     }
 
     fn cap(&self, cluster: &Cluster, node: NodeId) -> u32 {
@@ -98,7 +148,9 @@ impl Kairos {
             }
         }
         match ctx.allocate(app, prio, node) {
-            Ok(_) if am => {
+            Ok(c) if am => {
+                self.others.insert(c, node);
+                self.refresh.touch(node);
                 self.reindex(ctx, node); // its memory is taken
                 true
             }
@@ -116,9 +168,12 @@ impl Kairos {
             self.open.remove(&k);
         }
         if self.takes_tasks(ctx.cluster(), node) {
-            let k = self.node_key(ctx, node);
+            let (k, moving) = self.node_key(ctx, node);
             self.open.insert(k);
             self.key_of.insert(node, k);
+            self.refresh.filed(node, true, moving);
+        } else {
+            self.refresh.filed(node, false, None);
         }
     }
 
@@ -132,19 +187,72 @@ impl Kairos {
     /// Re-reads every node's task count and tie-break figure: the thesis's
     /// central scheduler learns them from heartbeats every Δ
     /// (`stats_interval_ms`); between refreshes only the nodes whose tasks
-    /// changed are re-filed.
+    /// changed are re-filed. Only touched nodes are read again; moving ones
+    /// take their key of this time when it is needed
+    /// ([`super::refresh::Refresh`]).
     fn refresh_all(&mut self, ctx: &mut Ctx<'_>) {
+        self.stats_at = Some(ctx.now);
+        self.refresh.next_epoch(ctx.now);
+        if self.refresh.epoch > 1 && !self.refresh.everything && self.cfg.tie_break != TieBreak::Random {
+            for n in self.refresh.take_touched() {
+                self.reindex(ctx, n);
+            }
+            return;
+        }
         let all: Vec<NodeId> = ctx.cluster().nodes().map(|n| n.id).collect();
         let mut keys = Vec::with_capacity(all.len());
+        self.refresh.clear();
         for n in all {
             if self.takes_tasks(ctx.cluster(), n) {
-                keys.push(self.node_key(ctx, n));
+                let (k, moving) = self.node_key(ctx, n);
+                keys.push(k);
+                self.refresh.filed(n, true, moving);
             }
         }
         // Built whole from the new keys (a bulk build), not node by node.
         self.key_of = keys.iter().map(|k| (k.2, *k)).collect();
         self.open = keys.into_iter().collect();
-        self.stats_at = Some(ctx.now);
+        self.refresh.materialized = true;
+    }
+
+    /// The first open node in the dispatch order that can take one container
+    /// of `app` at `prio` now, and whether it was found by walking the order
+    /// (from `last`, the node placed on before and its key then, if any).
+    fn find(
+        &mut self,
+        ctx: &Ctx<'_>,
+        app: AppId,
+        prio: Priority,
+        am: bool,
+        last: Option<NodeKey>,
+    ) -> (Option<NodeKey>, bool) {
+        let (cluster, now) = (ctx.cluster(), ctx.now);
+        if self.cfg.tie_break != TieBreak::Random {
+            self.read_rooms(cluster, now);
+            let Some(need) = cluster.app(app).and_then(|a| a.asks.get(&prio)).map(|s| s.ask.capability) else {
+                return (None, false);
+            };
+            // Only a node the ask fits in by room can take it; among those
+            // the first in the order is the least key.
+            if let Some(nodes) = self.refresh.fitting(&need, FEW_FITTING) {
+                let best = nodes
+                    .into_iter()
+                    .filter_map(|n| self.current_key(n))
+                    .filter(|k| self.placeable(cluster, app, prio, k.2, now, am))
+                    .min();
+                return (best, false);
+            }
+            self.materialize();
+        }
+        let fits = |k: &&NodeKey| self.placeable(cluster, app, prio, k.2, now, am);
+        let found = match last {
+            None => self.open.iter().find(fits).copied(),
+            Some(from) => {
+                let moved = self.key_of.get(&from.2).filter(|k| **k < from).filter(fits).copied();
+                moved.or_else(|| self.open.range(from..).find(fits).copied())
+            }
+        };
+        (found, true)
     }
 
     /// K6: hands the queued tasks to nodes until the queue is empty or no
@@ -205,15 +313,7 @@ impl Kairos {
                         full = true;
                         break;
                     }
-                    let (cluster, now) = (ctx.cluster(), ctx.now);
-                    let fits = |k: &&NodeKey| self.placeable(cluster, app, prio, k.2, now, am);
-                    let found = match last {
-                        None => self.open.iter().find(fits).copied(),
-                        Some(from) => {
-                            let moved = self.key_of.get(&from.2).filter(|k| **k < from).filter(fits).copied();
-                            moved.or_else(|| self.open.range(from..).find(fits).copied())
-                        }
-                    };
+                    let (found, walked) = self.find(ctx, app, prio, am, last);
                     let Some(key) = found else {
                         if plain {
                             hopeless.push(shape);
@@ -223,7 +323,7 @@ impl Kairos {
                     if !self.start_on(ctx, app, prio, key.2, am) {
                         break;
                     }
-                    last = Some(key);
+                    last = walked.then_some(key);
                 }
             }
             // An app still asking is still queued (it came from the queue),

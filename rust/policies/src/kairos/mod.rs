@@ -51,6 +51,8 @@
 mod config;
 pub mod dispatch;
 pub mod node;
+mod refresh;
+mod timers;
 
 #[cfg(test)]
 mod tests;
@@ -58,9 +60,35 @@ mod tests;
 pub use config::{Config, Starvation, TieBreak, PARAMS};
 use sojourn_core::{
     AppId, Cluster, ContainerId, ContainerState, Ctx, Decision, Event, NodeId, Params, Phase, Policy, Result, Time,
-    TimerTable,
 };
+// A HashMap for `Kairos::tasks` only: it is looked up, never walked in its
+// order, except by `sweep`, which sorts what it collects.
+#[allow(clippy::disallowed_types)]
+use std::collections::HashMap;
 use std::collections::{BTreeMap, BTreeSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A hasher for container ids: one multiply (Fibonacci hashing) instead of
+/// SipHash. Ids come from the core, not from an adversary.
+#[derive(Default)]
+pub(crate) struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0 ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+}
 
 use crate::common::DemandIndex;
 
@@ -73,6 +101,7 @@ pub fn build(p: &Params) -> Result<Box<dyn Policy>> {
 #[derive(Clone, Debug)]
 pub struct Task {
     pub node: NodeId,
+    pub app: AppId,
     /// When the current quantum ends (a timer is set for it); `None` while
     /// suspended.
     pub quantum_end: Option<Time>,
@@ -86,7 +115,10 @@ pub struct Task {
 
 pub struct Kairos {
     pub(crate) cfg: Config,
-    pub(crate) tasks: BTreeMap<ContainerId, Task>,
+    /// Looked up at every quantum end and placement: hashed (ids are
+    /// spread well enough by [`IdHasher`]); never walked in its order.
+    #[allow(clippy::disallowed_types)]
+    pub(crate) tasks: HashMap<ContainerId, Task, BuildHasherDefault<IdHasher>>,
     /// Kairos tasks (not AMs) per node, running and suspended.
     pub(crate) on_node: BTreeMap<NodeId, BTreeSet<ContainerId>>,
     /// The central FIFO queue: jobs with outstanding asks by submission.
@@ -96,20 +128,19 @@ pub struct Kairos {
     pub(crate) key_of: BTreeMap<NodeId, dispatch::NodeKey>,
     /// When every node's figures were last refreshed (`None`: now due).
     pub(crate) stats_at: Option<Time>,
+    /// The nodes the next refresh must read again.
+    pub(crate) refresh: refresh::Refresh,
+    /// Containers on nodes that are not Kairos tasks (AMs, recovered
+    /// containers) and where they are: a node changes when one ends.
+    pub(crate) others: BTreeMap<ContainerId, NodeId>,
+    /// Each app's tasks, to forget them when the app goes.
+    of_app: BTreeMap<AppId, BTreeSet<ContainerId>>,
     /// Nodes whose idle cores may serve a suspended task again (a resume
     /// was rejected).
     dirty: BTreeSet<NodeId>,
-    pub(crate) timers: TimerTable<Timer>,
+    pub(crate) timers: timers::QuantumTimers,
     /// Per node id, what was last read from it ([`node::NodeView`]).
     pub(crate) views: std::cell::RefCell<Vec<Option<node::NodeView>>>,
-}
-
-/// Kairos's wake-ups.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Timer {
-    /// The quantum W of a running task ends (§3.3): it may yield to a
-    /// suspended task with less attained service.
-    QuantumEnd(ContainerId),
 }
 
 fn fifo_key(a: &sojourn_core::App) -> (u64, u32) {
@@ -120,14 +151,18 @@ impl Kairos {
     pub fn new(cfg: Config) -> Kairos {
         Kairos {
             cfg,
-            tasks: BTreeMap::new(),
+            #[allow(clippy::disallowed_types)]
+            tasks: HashMap::default(),
             on_node: BTreeMap::new(),
             queue: DemandIndex::default(),
             open: BTreeSet::new(),
             key_of: BTreeMap::new(),
             stats_at: None,
+            refresh: refresh::Refresh::default(),
+            others: BTreeMap::new(),
+            of_app: BTreeMap::new(),
             dirty: BTreeSet::new(),
-            timers: TimerTable::new(),
+            timers: timers::QuantumTimers::default(),
             views: std::cell::RefCell::new(Vec::new()),
         }
     }
@@ -149,12 +184,23 @@ impl Kairos {
     /// Registers a task Kairos just placed and starts its quantum. (AM
     /// containers are not tasks: never suspended, not counted in N + Q.)
     pub(crate) fn track(&mut self, ctx: &mut Ctx<'_>, container: ContainerId, node: NodeId) {
+        let app = ctx.cluster().container(container).map_or(AppId(u32::MAX), |c| c.app);
+        self.of_app.entry(app).or_default().insert(container);
         let end = ctx.now.plus(self.cfg.quantum_ms);
-        let task =
-            Task { node, quantum_end: Some(end), suspended_since: None, preemptions: 0, protected_until: Time::ZERO };
-        self.timers.set(ctx.now, end, Timer::QuantumEnd(container));
+        let task = Task {
+            node,
+            app,
+            quantum_end: Some(end),
+            suspended_since: None,
+            preemptions: 0,
+            protected_until: Time::ZERO,
+        };
+        // The quantum W ends (§3.3): the task may yield to a suspended one
+        // with less attained service.
+        self.timers.set(ctx.now, end, container);
         self.on_node.entry(node).or_default().insert(container);
         self.tasks.insert(container, task);
+        self.refresh.touch(node);
         self.forget_view(node);
         self.reindex(ctx, node);
     }
@@ -162,8 +208,16 @@ impl Kairos {
     /// Forgets a container; its node must be re-filed ([`Self::reindex`]).
     pub(crate) fn untrack(&mut self, container: ContainerId) -> Option<Task> {
         let task = self.tasks.remove(&container)?;
-        self.timers.cancel(&Timer::QuantumEnd(container));
+        let tasks = &self.tasks;
+        self.timers.drop_forgotten(|c| tasks.contains_key(&c));
+        self.refresh.touch(task.node);
         self.forget_view(task.node);
+        if let Some(set) = self.of_app.get_mut(&task.app) {
+            set.remove(&container);
+            if set.is_empty() {
+                self.of_app.remove(&task.app);
+            }
+        }
         if let Some(set) = self.on_node.get_mut(&task.node) {
             set.remove(&container);
             if set.is_empty() {
@@ -173,12 +227,29 @@ impl Kairos {
         Some(task)
     }
 
-    /// Drops what the mirror no longer has (after a node or an app went).
-    fn sweep(&mut self, cluster: &Cluster) {
-        let gone: Vec<ContainerId> = self.tasks.keys().copied().filter(|c| cluster.container(*c).is_none()).collect();
+    /// Drops what the mirror no longer has (after a node or an app went):
+    /// only `app`'s containers if that is what went.
+    fn sweep(&mut self, cluster: &Cluster, app: Option<AppId>) {
+        let gone: Vec<ContainerId> = match app.map(|a| self.of_app.get(&a)) {
+            Some(mine) => mine.into_iter().flatten().copied().filter(|c| cluster.container(*c).is_none()).collect(),
+            None => {
+                let mut gone: Vec<ContainerId> =
+                    self.tasks.keys().copied().filter(|c| cluster.container(*c).is_none()).collect();
+                gone.sort_unstable(); // in id order, as before
+                gone
+            }
+        };
         for c in gone {
             self.untrack(c);
         }
+        let refresh = &mut self.refresh;
+        self.others.retain(|c, node| {
+            let kept = cluster.container(*c).is_some();
+            if !kept {
+                refresh.touch(*node); // its memory came back
+            }
+            kept
+        });
     }
 
     /// Live attained service of a container (ms).
@@ -188,6 +259,15 @@ impl Kairos {
 
     pub(crate) fn is_running(cluster: &Cluster, c: ContainerId) -> bool {
         cluster.container(c).is_some_and(|c| c.state == ContainerState::Running)
+    }
+
+    /// The next refresh reads `container`'s node again (its state there
+    /// was rolled back), or every node if it is gone.
+    fn touch_node_of(&mut self, cluster: &Cluster, container: ContainerId) {
+        match cluster.container(container) {
+            Some(c) => self.refresh.touch(c.node),
+            None => self.refresh.everything = true,
+        }
     }
 
     fn schedule(&mut self, ctx: &mut Ctx<'_>, node: Option<NodeId>) {
@@ -213,13 +293,25 @@ impl Policy for Kairos {
                     // K3: a core freed; the least-served suspended task takes it.
                     self.fill_idle_cores(ctx, task.node);
                     self.reindex(ctx, task.node);
+                } else {
+                    match self.others.remove(container) {
+                        Some(node) => self.refresh.touch(node),
+                        None => self.refresh.everything = true,
+                    }
                 }
+            }
+            Event::ContainerRecovered { container, node, .. } => {
+                self.others.insert(*container, *node);
+                self.refresh.touch(*node);
             }
             Event::Rejected { decision: Decision::Allocate { container, node, .. }, .. } => {
                 self.untrack(*container);
+                self.others.remove(container);
+                self.refresh.touch(*node);
                 self.reindex(ctx, *node);
             }
             Event::Rejected { decision: Decision::Resume { container }, .. } => {
+                self.touch_node_of(ctx.cluster(), *container);
                 if let Some(t) = self.tasks.get_mut(container) {
                     t.quantum_end = None;
                     t.suspended_since.get_or_insert(ctx.now);
@@ -227,6 +319,7 @@ impl Policy for Kairos {
                 }
             }
             Event::Rejected { decision: Decision::Preempt { container, .. }, .. } => {
+                self.touch_node_of(ctx.cluster(), *container);
                 // still running: give it a fresh quantum
                 if let Some(t) = self.tasks.get(container).filter(|t| t.quantum_end.is_none()) {
                     let node = t.node;
@@ -234,9 +327,20 @@ impl Policy for Kairos {
                     self.dirty.insert(node);
                 }
             }
-            Event::NodeAdded(_) | Event::NodeResourceUpdated { .. } => self.stats_at = None,
-            Event::NodeRemoved { .. } | Event::AppRemoved { .. } => {
-                self.sweep(ctx.cluster());
+            // Kairos issues no reservations; anything else rolled back
+            // somewhere it cannot tell.
+            Event::Rejected { .. } => self.refresh.everything = true,
+            Event::NodeAdded(_) | Event::NodeResourceUpdated { .. } => {
+                self.stats_at = None;
+                self.refresh.everything = true;
+            }
+            Event::NodeRemoved { .. } => {
+                self.sweep(ctx.cluster(), None);
+                self.stats_at = None;
+                self.refresh.everything = true;
+            }
+            Event::AppRemoved { app } => {
+                self.sweep(ctx.cluster(), Some(*app));
                 self.stats_at = None;
             }
             _ => {}
@@ -259,12 +363,14 @@ impl Policy for Kairos {
     }
 
     fn on_wake(&mut self, ctx: &mut Ctx<'_>) {
-        while let Some(Timer::QuantumEnd(c)) = self.timers.pop_due(ctx.now) {
+        while let Some(c) = self.timers.pop_due(ctx.now) {
             let due = self.tasks.get(&c).and_then(|t| t.quantum_end).is_some_and(|end| end <= ctx.now);
             if due && Self::is_running(ctx.cluster(), c) {
                 self.quantum_end(ctx, c);
             }
         }
+        let tasks = &self.tasks;
+        self.timers.drop_forgotten(|c| tasks.contains_key(&c));
     }
 
     fn describe(&self, cluster: &Cluster, now: Time) -> serde_json::Value {

@@ -4,7 +4,6 @@
 //! holds its vcores, a suspended one only its memory (the mirror's rule), so
 //! "a core is free" is "the suspended task's vcores fit again".
 
-use super::Timer;
 use super::{Kairos, Starvation};
 use sojourn_core::{Cluster, ContainerId, ContainerState, Ctx, NodeId, PreemptMode, Resources, Time};
 use std::cell::{Ref, RefCell};
@@ -56,16 +55,6 @@ pub(crate) struct NodeView {
     /// The room holds until then: the earliest end of a running task's
     /// protection (it may be suspended after).
     room_until: Time,
-    /// (attained service before the current spell, running since) of the
-    /// node's tasks, in id order: their live service at any time.
-    spells: Vec<(u64, Option<Time>)>,
-}
-
-impl NodeView {
-    /// Live attained services at `now`, in task id order.
-    pub(crate) fn services(&self, now: Time) -> impl Iterator<Item = u64> + '_ {
-        self.spells.iter().map(move |&(before, since)| before + since.map_or(0, |s| now.since(s)))
-    }
 }
 
 fn forget(views: &RefCell<Vec<Option<NodeView>>>, node: NodeId) {
@@ -103,14 +92,9 @@ impl Kairos {
 
     fn read_view(&self, cluster: &Cluster, node: NodeId, now: Time) -> Option<NodeView> {
         let n = cluster.node(node)?;
-        let mut view =
-            NodeView { changes: n.changes, room: n.available(), room_until: Time(u64::MAX), spells: Vec::new() };
+        let mut view = NodeView { changes: n.changes, room: n.available(), room_until: Time(u64::MAX) };
         for &c in self.on_node.get(&node).into_iter().flatten() {
-            let Some(ct) = cluster.container(c) else {
-                view.spells.push((0, None));
-                continue;
-            };
-            view.spells.push((ct.attained_before_ms, ct.running_since));
+            let Some(ct) = cluster.container(c) else { continue };
             if ct.state != ContainerState::Running {
                 continue;
             }
@@ -140,17 +124,38 @@ impl Kairos {
         let mut v: Vec<(bool, u64, u64, ContainerId)> = set
             .iter()
             .filter(|c| !Self::is_running(cluster, **c))
-            .map(|&c| {
-                let since = self.tasks.get(&c).and_then(|t| t.suspended_since).unwrap_or(now);
-                let waited = now.since(since);
-                let starving = starve_ms.is_some_and(|s| waited >= s);
-                // starving first (false < true, so negate), longest wait first among them
-                let k1 = if starving { u64::MAX - waited } else { Self::service(cluster, c, now) };
-                (!starving, k1, Self::service(cluster, c, now), c)
-            })
+            .map(|&c| self.resume_key(cluster, c, now, starve_ms))
             .collect();
         v.sort();
         v.into_iter().map(|(not_starving, _, _, c)| (!not_starving, c)).collect()
+    }
+
+    /// A suspended task's place in [`Self::resume_order`].
+    fn resume_key(
+        &self,
+        cluster: &Cluster,
+        c: ContainerId,
+        now: Time,
+        starve_ms: Option<u64>,
+    ) -> (bool, u64, u64, ContainerId) {
+        let since = self.tasks.get(&c).and_then(|t| t.suspended_since).unwrap_or(now);
+        let waited = now.since(since);
+        let starving = starve_ms.is_some_and(|s| waited >= s);
+        // starving first (false < true, so negate), longest wait first among them
+        let k1 = if starving { u64::MAX - waited } else { Self::service(cluster, c, now) };
+        (!starving, k1, Self::service(cluster, c, now), c)
+    }
+
+    /// The first of [`Self::resume_order`], without ordering them all (every
+    /// quantum end asks).
+    fn next_to_resume(&self, cluster: &Cluster, node: NodeId, now: Time) -> Option<(bool, ContainerId)> {
+        let set = self.on_node.get(&node)?;
+        let starve_ms = self.starvation_ms();
+        set.iter()
+            .filter(|c| !Self::is_running(cluster, **c))
+            .map(|&c| self.resume_key(cluster, c, now, starve_ms))
+            .min()
+            .map(|(not_starving, _, _, c)| (!not_starving, c))
     }
 
     /// The waited-time threshold of the starvation guard, if it is on.
@@ -170,12 +175,15 @@ impl Kairos {
             t.quantum_end = Some(end);
             t.suspended_since = None;
         }
-        self.timers.set(ctx.now, end, Timer::QuantumEnd(c));
+        self.timers.set(ctx.now, end, c);
     }
 
     pub(crate) fn suspend(&mut self, ctx: &mut Ctx<'_>, c: ContainerId) -> bool {
         if ctx.preempt(c, PreemptMode::Suspend).is_err() {
             return false;
+        }
+        if let Some(node) = ctx.cluster().container(c).map(|c| c.node) {
+            self.refresh.touch(node);
         }
         if let Some(t) = self.tasks.get_mut(&c) {
             t.quantum_end = None;
@@ -190,6 +198,9 @@ impl Kairos {
         if ctx.resume(c).is_err() {
             return false;
         }
+        if let Some(node) = ctx.cluster().container(c).map(|c| c.node) {
+            self.refresh.touch(node);
+        }
         if let Some(since) = self.tasks.get(&c).and_then(|t| t.suspended_since) {
             ctx.metrics.observe("suspended_wait_ms", ctx.now.since(since) as f64);
         }
@@ -203,6 +214,7 @@ impl Kairos {
                 t.protected_until = until;
                 t.preemptions = 0;
                 forget(&self.views, t.node);
+                self.refresh.touch(t.node);
             }
             len = len.max(self.protect_ms());
         }
@@ -242,6 +254,26 @@ impl Kairos {
             }
         }
         Some(room)
+    }
+
+    /// [`Self::room_if_suspending`] read from the mirror, and until when it
+    /// holds: the earliest end of a running task's protection (its room
+    /// grows then).
+    pub(crate) fn room_and_until(&self, cluster: &Cluster, node: NodeId, now: Time) -> Option<(Resources, Time)> {
+        let mut room = cluster.node(node)?.available();
+        let mut until = Time(u64::MAX);
+        for &c in self.on_node.get(&node).into_iter().flatten() {
+            match cluster.container(c) {
+                Some(ct) if ct.state == ContainerState::Running => {
+                    match self.tasks.get(&c).map(|t| t.protected_until).filter(|&u| u > now) {
+                        Some(u) => until = until.min(u),
+                        None => room += ct.resources.saturating_sub(&ct.resources.held_while_suspended()),
+                    }
+                }
+                _ => {}
+            }
+        }
+        Some((room, until))
     }
 
     /// K2: room on `node` for a new container of `need`: the running tasks
@@ -301,12 +333,13 @@ impl Kairos {
                 t.protected_until = until;
                 t.preemptions = 0;
                 forget(&self.views, t.node);
+                self.refresh.touch(t.node);
             }
             self.start_quantum(ctx, c, self.protect_ms().max(self.cfg.quantum_ms));
             return;
         }
         let mine = Self::service(ctx.cluster(), c, now);
-        let next = self.resume_order(ctx.cluster(), task.node, now).into_iter().next();
+        let next = self.next_to_resume(ctx.cluster(), task.node, now);
         let swap = match next {
             Some((true, _)) => true,
             Some((false, m)) => Self::service(ctx.cluster(), m, now) + self.cfg.hysteresis_ms <= mine,

@@ -255,3 +255,28 @@ fn bad_parameters_are_named() {
     assert!(config_error("kairos", &[("quantum_ms", "0")]).contains("quantum_ms"));
     assert!(config_error("kairos", &[("quantum", "5")]).contains("unknown parameter 'quantum'"));
 }
+
+/// K6 with Δ: the tie-break is the variance as of the last refresh, also for
+/// a node nothing happened on since (its running task's service moved on).
+/// Two one-core nodes, Δ = 20 s. X (n0): A 0–10 s, then C runs (A
+/// suspended at 10 s). Y (n1): B 0–25 s, then D runs. Both hold two tasks.
+/// At 55 s a refresh reads X's variance as ((10 − 45)/2)² = 306.25 and Y's
+/// as ((25 − 30)/2)² = 6.25, so E goes to Y; X's key as filed at 25 s
+/// (6.25, lower id) would have taken it.
+#[test]
+fn the_tie_break_is_read_again_at_each_refresh_on_untouched_nodes() {
+    let mut c = kairos(&[("quantum_ms", "1000000"), ("starvation_quanta", "0"), ("stats_interval_ms", "20000")]);
+    node(&mut c, 0, 4096, 1);
+    node(&mut c, 1, 4096, 1);
+    let on = |c: &mut Harness, t: u64, id: u32| {
+        job(c, t, id, 1);
+        let a = allocations(&schedule(c, t));
+        assert_eq!(a.len(), 1, "job {id} at {t}");
+        a[0].2
+    };
+    assert_eq!(on(&mut c, 0, 1), 0);
+    assert_eq!(on(&mut c, 0, 2), 1);
+    assert_eq!(on(&mut c, 10_000, 3), 0, "equal counts and variances: the lower id");
+    assert_eq!(on(&mut c, 25_000, 4), 1, "fewer tasks first");
+    assert_eq!(on(&mut c, 55_000, 5), 1, "Y's variance is the lower one at 55 s");
+}
