@@ -6,15 +6,10 @@ import static org.junit.Assert.assertTrue;
 import java.io.File;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.mapred.TIPStatus;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.JobStatus;
 import org.apache.hadoop.mapreduce.SleepJob;
-import org.apache.hadoop.mapreduce.TaskReport;
-import org.apache.hadoop.mapreduce.TaskType;
-import org.apache.hadoop.mapreduce.TypeConverter;
 import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
-import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
@@ -40,21 +35,6 @@ import org.junit.Test;
  * finishes last. Slow (about 1.5 min): run with -PwithMiniCluster.
  */
 public class EagleMiniClusterTest {
-  private static int runningMaps(Job job) throws Exception {
-    int n = 0;
-    for (TaskReport r : job.getTaskReports(TaskType.MAP)) {
-      if (r.getCurrentStatus() == TIPStatus.RUNNING || r.getCurrentStatus() == TIPStatus.COMPLETE) {
-        n++;
-      }
-    }
-    return n;
-  }
-
-  private static RMApp rmApp(ResourceManager rm, Job job) {
-    ApplicationId id = TypeConverter.toYarn(job.getJobID()).getAppId();
-    return rm.getRMContext().getRMApps().get(id);
-  }
-
   /** The shipped eagle file, as an administrator merges it into yarn-site.xml, on a two-node cluster. */
   private static Configuration eagleConf() {
     Configuration conf = MapReduceOnSojourn.conf("eagle", 128);
@@ -88,10 +68,10 @@ public class EagleMiniClusterTest {
       longJob.setJobName("long");
       longJob.submit();
       long end = System.currentTimeMillis() + 90000;
-      while (runningMaps(longJob) < 1 && !longJob.isComplete() && System.currentTimeMillis() < end) {
+      while (MapReduceOnSojourn.runningMaps(longJob) < 1 && !longJob.isComplete() && System.currentTimeMillis() < end) {
         Thread.sleep(250);
       }
-      assertTrue("the long job's maps never ran", runningMaps(longJob) >= 1);
+      assertTrue("the long job's maps never ran", MapReduceOnSojourn.runningMaps(longJob) >= 1);
 
       Configuration shortConf = new Configuration(cluster.getConfig());
       shortConf.set("mapreduce.job.queuename", "short");
@@ -108,8 +88,8 @@ public class EagleMiniClusterTest {
       assertEquals(JobStatus.State.SUCCEEDED, shortJob.getJobState());
       assertEquals(JobStatus.State.SUCCEEDED, longJob.getJobState());
 
-      RMApp shortApp = rmApp(rm, shortJob);
-      RMApp longApp = rmApp(rm, longJob);
+      RMApp shortApp = MapReduceOnSojourn.rmApp(rm, shortJob);
+      RMApp longApp = MapReduceOnSojourn.rmApp(rm, longJob);
       assertEquals("root.short", shortApp.getQueue());
       assertEquals("root.default", longApp.getQueue());
       String times = "short job: submitted " + shortApp.getSubmitTime() + ", finished " + shortApp.getFinishTime()

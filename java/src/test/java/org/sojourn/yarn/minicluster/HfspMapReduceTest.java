@@ -6,15 +6,10 @@ import static org.junit.Assert.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.mapred.TIPStatus;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.JobStatus;
 import org.apache.hadoop.mapreduce.SleepJob;
-import org.apache.hadoop.mapreduce.TaskReport;
-import org.apache.hadoop.mapreduce.TaskType;
-import org.apache.hadoop.mapreduce.TypeConverter;
 import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
-import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
@@ -56,21 +51,6 @@ import org.sojourn.yarn.SojournScheduler;
  * would wait for all 8. Slow (about 1.5 min): run with -PwithMiniCluster.
  */
 public class HfspMapReduceTest {
-  private static int runningMaps(Job job) throws Exception {
-    int n = 0;
-    for (TaskReport r : job.getTaskReports(TaskType.MAP)) {
-      if (r.getCurrentStatus() == TIPStatus.RUNNING || r.getCurrentStatus() == TIPStatus.COMPLETE) {
-        n++;
-      }
-    }
-    return n;
-  }
-
-  private static RMApp rmApp(ResourceManager rm, Job job) {
-    ApplicationId id = TypeConverter.toYarn(job.getJobID()).getAppId();
-    return rm.getRMContext().getRMApps().get(id);
-  }
-
   @Test(timeout = 240000)
   public void aSmallJobSubmittedBehindALargeOneFinishesFirst() throws Exception {
     Configuration conf = MapReduceOnSojourn.conf("hfsp", 128);
@@ -90,10 +70,10 @@ public class HfspMapReduceTest {
       big.setJobName("large");
       big.submit();
       long end = System.currentTimeMillis() + 90000;
-      while (runningMaps(big) < 1 && !big.isComplete() && System.currentTimeMillis() < end) {
+      while (MapReduceOnSojourn.runningMaps(big) < 1 && !big.isComplete() && System.currentTimeMillis() < end) {
         Thread.sleep(250);
       }
-      assertTrue("the large job's maps never ran: " + s.describe(), runningMaps(big) >= 1);
+      assertTrue("the large job's maps never ran: " + s.describe(), MapReduceOnSojourn.runningMaps(big) >= 1);
       assertTrue("the large job ended before the small one was submitted", !big.isComplete());
 
       SleepJob smallSleep = new SleepJob();
@@ -109,8 +89,8 @@ public class HfspMapReduceTest {
       assertEquals(JobStatus.State.SUCCEEDED, small.getJobState());
       assertEquals(JobStatus.State.SUCCEEDED, big.getJobState());
 
-      RMApp smallApp = rmApp(rm, small);
-      RMApp bigApp = rmApp(rm, big);
+      RMApp smallApp = MapReduceOnSojourn.rmApp(rm, small);
+      RMApp bigApp = MapReduceOnSojourn.rmApp(rm, big);
       long smallDone = small.getFinishTime();
       long bigDone = big.getFinishTime();
       String times = "small job: submitted " + smallApp.getSubmitTime() + ", finished " + smallDone

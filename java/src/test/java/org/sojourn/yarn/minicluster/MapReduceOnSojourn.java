@@ -1,8 +1,16 @@
 package org.sojourn.yarn.minicluster;
 
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.mapred.TIPStatus;
+import org.apache.hadoop.mapreduce.Job;
+import org.apache.hadoop.mapreduce.TaskReport;
+import org.apache.hadoop.mapreduce.TaskType;
+import org.apache.hadoop.mapreduce.TypeConverter;
 import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.sojourn.yarn.SojournScheduler;
 
 /**
@@ -73,6 +81,23 @@ final class MapReduceOnSojourn {
   }
 
   /** The cluster's RM scheduler, which must be Sojourn. */
+  /** Maps of {@code job} running or done. */
+  static int runningMaps(Job job) throws Exception {
+    int n = 0;
+    for (TaskReport r : job.getTaskReports(TaskType.MAP)) {
+      if (r.getCurrentStatus() == TIPStatus.RUNNING || r.getCurrentStatus() == TIPStatus.COMPLETE) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** The RM's record of {@code job}. */
+  static RMApp rmApp(ResourceManager rm, Job job) {
+    ApplicationId id = TypeConverter.toYarn(job.getJobID()).getAppId();
+    return rm.getRMContext().getRMApps().get(id);
+  }
+
   static SojournScheduler scheduler(MiniMRYarnCluster cluster) {
     Object s = cluster.getResourceManager().getResourceScheduler();
     if (!(s instanceof SojournScheduler)) {
