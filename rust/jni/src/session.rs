@@ -309,11 +309,11 @@ impl Session {
         // While offloaded work runs, the shim's timer calls back soon (its
         // tick, yarn.scheduler.sojourn.tick-ms), so that an answer is applied
         // even when no NodeManager heartbeats.
-        let wake = match step.next_wake {
-            Some(t) if self.worker.busy() => Some(t.min(now.plus(OFFLOAD_POLL_MS))),
-            None if self.worker.busy() => Some(now.plus(OFFLOAD_POLL_MS)),
-            other => other,
-        };
+        let mut wake = step.next_wake;
+        if self.worker.busy() {
+            let poll = now.plus(OFFLOAD_POLL_MS);
+            wake = Some(wake.map_or(poll, |t| t.min(poll)));
+        }
         Ok(self.response(step.decisions, errors, wake))
     }
 

@@ -54,10 +54,6 @@ public class TetriSchedInRmTest extends SojournTestBase {
     return conf;
   }
 
-  private MockAM amWhenPlaced(RMApp app, MockNM nm, long waitMs) throws Exception {
-    return launchAmWhenPlaced(rm, app, nm, waitMs);
-  }
-
   /** Heartbeats and pulls until {@code am} holds {@code n} more containers or {@code waitMs} passes. */
   private List<Container> tasksWhenPlaced(MockAM am, MockNM nm, int n, long waitMs) throws Exception {
     List<Container> got = new ArrayList<>();
@@ -79,7 +75,7 @@ public class TetriSchedInRmTest extends SojournTestBase {
     MockNM nm = rm.registerNode("127.0.0.1:1234", 4 * GB, 4);
     nm.nodeHeartbeat(true);
     RMApp be = submit(GB, "default", "alice");
-    MockAM beAm = amWhenPlaced(be, nm, 20000);
+    MockAM beAm = launchAmWhenPlaced(rm, be, nm, 20000);
     assertTrue(policy + ": the best-effort AM starts", beAm != null);
     beAm.addRequests(new String[] {"*"}, GB, 1, 5);
     List<Container> beRunning = tasksWhenPlaced(beAm, nm, 3, 20000);
@@ -96,7 +92,7 @@ public class TetriSchedInRmTest extends SojournTestBase {
       nm.nodeHeartbeat(beAm.getApplicationAttemptId(), done.getId().getContainerId(), ContainerState.COMPLETE);
       rm.drainEvents();
       if (sloAm == null) {
-        sloAm = amWhenPlaced(slo, nm, 1500);
+        sloAm = launchAmWhenPlaced(rm, slo, nm, 1500);
         if (sloAm != null) {
           continue;
         }

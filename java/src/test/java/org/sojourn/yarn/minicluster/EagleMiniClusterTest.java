@@ -35,6 +35,19 @@ import org.junit.Test;
  * finishes last. Slow (about 1.5 min): run with -PwithMiniCluster.
  */
 public class EagleMiniClusterTest {
+  /** Submits a map-only sleep job of {@code maps} maps of {@code mapMs} to {@code queue}. */
+  private static Job submitSleep(MiniMRYarnCluster cluster, String queue, String name, int maps, long mapMs)
+      throws Exception {
+    Configuration conf = new Configuration(cluster.getConfig());
+    conf.set("mapreduce.job.queuename", queue);
+    SleepJob sleep = new SleepJob();
+    sleep.setConf(conf);
+    Job job = sleep.createJob(maps, 0, mapMs, 1, 1, 1);
+    job.setJobName(name);
+    job.submit();
+    return job;
+  }
+
   /** The shipped eagle file, as an administrator merges it into yarn-site.xml, on a two-node cluster. */
   private static Configuration eagleConf() {
     Configuration conf = MapReduceOnSojourn.conf("eagle", 128);
@@ -60,26 +73,14 @@ public class EagleMiniClusterTest {
       ResourceManager rm = cluster.getResourceManager();
       assertEquals("eagle", MapReduceOnSojourn.scheduler(cluster).getPolicy());
 
-      Configuration longConf = new Configuration(cluster.getConfig());
-      longConf.set("mapreduce.job.queuename", "default");
-      SleepJob longSleep = new SleepJob();
-      longSleep.setConf(longConf);
-      Job longJob = longSleep.createJob(14, 0, 4000, 1, 1, 1);
-      longJob.setJobName("long");
-      longJob.submit();
+      Job longJob = submitSleep(cluster, "default", "long", 14, 4000);
       long end = System.currentTimeMillis() + 90000;
       while (MapReduceOnSojourn.runningMaps(longJob) < 1 && !longJob.isComplete() && System.currentTimeMillis() < end) {
         Thread.sleep(250);
       }
       assertTrue("the long job's maps never ran", MapReduceOnSojourn.runningMaps(longJob) >= 1);
 
-      Configuration shortConf = new Configuration(cluster.getConfig());
-      shortConf.set("mapreduce.job.queuename", "short");
-      SleepJob shortSleep = new SleepJob();
-      shortSleep.setConf(shortConf);
-      Job shortJob = shortSleep.createJob(1, 0, 500, 1, 1, 1);
-      shortJob.setJobName("short");
-      shortJob.submit();
+      Job shortJob = submitSleep(cluster, "short", "short", 1, 500);
 
       assertTrue("the short job failed: " + shortJob.getStatus().getFailureInfo(),
           shortJob.waitForCompletion(false));
