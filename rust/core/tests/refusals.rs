@@ -92,3 +92,16 @@ fn a_rejection_without_a_kind_reads_as_retry() {
     let e: Event = serde_json::from_str(json).expect("an older recording still reads");
     assert!(matches!(e, Event::Rejected { kind: RefusalKind::Retry, .. }), "{e:?}");
 }
+
+#[test]
+fn an_app_whose_value_is_not_a_positive_number_is_refused_by_name() {
+    let (mut c, _) = core_with_one_running_container();
+    for bad in [0.0, -3.0, f64::NAN, f64::INFINITY] {
+        let app = AppSpec { value: Some(bad), ..AppSpec::new(AppId(7), "q", "u") };
+        let e = c.handle(Time(9), Event::AppAdded(app)).expect_err("a value that is not positive");
+        assert_eq!(e.kind(), RefusalKind::Never);
+        assert!(e.to_string().contains("app#7") && e.to_string().contains("value"), "{e}");
+    }
+    let good = AppSpec { value: Some(25.0), ..AppSpec::new(AppId(7), "q", "u") };
+    c.handle(Time(9), Event::AppAdded(good)).expect("a positive value is taken");
+}

@@ -72,6 +72,12 @@ impl Cluster {
         if spec.queue.trim().is_empty() {
             return Err(CoreError::BadEvent(format!("{} has an empty queue name", spec.app)));
         }
+        // A value weighs a job in TetriSched's objective: zero, negative or
+        // not a number would make missing its deadline look as good as
+        // meeting it, or break the solver's arithmetic.
+        if let Some(v) = spec.value.filter(|v| !(v.is_finite() && *v > 0.0)) {
+            return Err(CoreError::BadEvent(format!("{} has value {v}: it must be a positive number", spec.app)));
+        }
         self.app_count += 1;
         self.apps.insert(
             spec.app.0,

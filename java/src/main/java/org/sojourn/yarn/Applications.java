@@ -87,13 +87,20 @@ final class Applications {
         why = "user " + user + " may not submit applications to queue " + q.getPath();
       }
     }
+    RMApp rmApp = rmContext.getRMApps().get(appId);
+    if (why == null && !recovering && rmApp != null) {
+      try {
+        SloTags.parse(rmApp.getApplicationTags());
+      } catch (IllegalArgumentException e) {
+        why = e.getMessage();
+      }
+    }
     if (why != null) {
       LOG.warn("sojourn: rejecting application {}: {}", appId, why);
       rmContext.getDispatcher().getEventHandler().handle(
           new RMAppEvent(appId, RMAppEventType.APP_REJECTED, "Sojourn: " + why));
       return;
     }
-    RMApp rmApp = rmContext.getRMApps().get(appId);
     if (rmApp != null && !q.getPath().equals(queueName)) {
       // As FairScheduler does: the RM's app (web UI, REST, `yarn application
       // -list`, the state store) shows the queue it runs in.
@@ -148,13 +155,27 @@ final class Applications {
     }
   }
 
-  /** The core's AppAdded for a live attempt: its app's name and priority, queue and user. */
+  /**
+   * The core's AppAdded for a live attempt: its app's name and priority, queue and user,
+   * and the deadline and value of its {@link SloTags}.
+   */
   ObjectNode appAdded(SojournAppAttempt a) {
     RMApp rmApp = yarn.context().getRMApps().get(a.getApplicationId());
     int prio = rmApp != null && rmApp.getApplicationPriority() != null
         ? rmApp.getApplicationPriority().getPriority() : 0;
+    SloTags slo = SloTags.NONE;
+    if (rmApp != null) {
+      try {
+        slo = SloTags.parse(rmApp.getApplicationTags());
+      } catch (IllegalArgumentException e) {
+        // Admitted before (a recovered app the RM once took): it runs without an SLO.
+        LOG.warn("sojourn: application {} runs without a deadline: {}", a.getApplicationId(), e.getMessage());
+      }
+    }
+    Long deadline = rmApp == null ? null
+        : slo.deadlineInCoreTime(rmApp.getSubmitTime(), System.currentTimeMillis(), yarn.now());
     return Protocol.appAdded(a.coreId(), rmApp == null ? "" : rmApp.getName(),
-        ((SojournQueue) a.getQueue()).getPath(), a.getUser(), prio);
+        ((SojournQueue) a.getQueue()).getPath(), a.getUser(), prio, deadline, slo.value);
   }
 
   private static boolean isUnmanaged(RMApp app) {

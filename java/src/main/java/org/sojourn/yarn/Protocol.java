@@ -85,13 +85,21 @@ final class Protocol {
     return event("node_heartbeat").put("node", node);
   }
 
-  static ObjectNode appAdded(int app, String name, String queue, String user, int priority) {
+  /** {@code deadline} (core time, ms) and {@code value} are left out when null. */
+  static ObjectNode appAdded(int app, String name, String queue, String user, int priority, Long deadline,
+      Double value) {
     ObjectNode o = event("app_added");
     o.put("app", app);
     o.put("name", name == null ? "" : name);
     o.put("queue", queue);
     o.put("user", user);
     o.put("priority", priority);
+    if (deadline != null) {
+      o.put("deadline", deadline);
+    }
+    if (value != null) {
+      o.put("value", value);
+    }
     return o;
   }
 

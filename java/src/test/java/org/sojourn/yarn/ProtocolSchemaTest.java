@@ -145,12 +145,17 @@ public class ProtocolSchemaTest {
 
   @Test
   public void appAdded() throws Exception {
-    ObjectNode e = Protocol.appAdded(42, "wordcount", "root.eng", "alice", 3);
-    // A YARN application has no deadline or value (TetriSched's): the core's defaults.
+    ObjectNode e = Protocol.appAdded(42, "wordcount", "root.eng", "alice", 3, null, null);
+    // Without SLO tags an application has no deadline or value (TetriSched's): the core's defaults.
     ObjectNode expected = (ObjectNode) sent(e);
     expected.putNull("deadline");
     expected.putNull("value");
     assertRoundTrip(e, expected);
+  }
+
+  @Test
+  public void appAddedWithItsSloTags() throws Exception {
+    assertRoundTrip(Protocol.appAdded(42, "wordcount", "root.eng", "alice", 3, 90_000L, 250.0));
   }
 
   @Test
@@ -226,7 +231,7 @@ public class ProtocolSchemaTest {
 
   @Test
   public void aMisspeltFieldComesBackDifferentOrIsRefused() throws Exception {
-    ObjectNode app = Protocol.appAdded(42, "wordcount", "root.eng", "alice", 3);
+    ObjectNode app = Protocol.appAdded(42, "wordcount", "root.eng", "alice", 3, null, null);
     app.set("prio", app.remove("priority"));
     assertNotEquals(sent(app), roundTrip(app)); // dropped: the core read priority 0
     ObjectNode removed = Protocol.nodeRemoved(6);
@@ -248,7 +253,7 @@ public class ProtocolSchemaTest {
     assertEquals(Wire.NODE_REMOVED, binaryTag(Protocol.nodeRemoved(6)));
     assertEquals(Wire.APP_REMOVED, binaryTag(Protocol.appRemoved(43)));
     assertEquals(Wire.NODE_RESOURCE_UPDATED, binaryTag(Protocol.nodeResourceUpdated(7, res(8192, 8, 1))));
-    assertEquals(Wire.JSON, binaryTag(Protocol.appAdded(42, "wordcount", "root.eng", "alice", 3)));
+    assertEquals(Wire.JSON, binaryTag(Protocol.appAdded(42, "wordcount", "root.eng", "alice", 3, null, null)));
     // What the layout cannot carry goes as JSON, so the core refuses it as on the JSON path.
     assertEquals(Wire.JSON, binaryTag(Protocol.nodeHeartbeat(-1)));
     assertEquals(Wire.JSON, binaryTag(Protocol.containerCompleted(7002, "vanished")));

@@ -5,13 +5,18 @@ import static org.junit.Assert.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerState;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.junit.Test;
 
@@ -134,5 +139,71 @@ public class TetriSchedInRmTest extends SojournTestBase {
     long response = sloResponse("fifo");
     assertTrue("under fifo the SLO job waits for the best-effort asks: " + response + " ms",
         response < 0 || response > DEADLINE_MS);
+  }
+
+  // ---- the SLO from application tags (SloTags) -----------------------------------------
+
+  private RMApp submitTagged(boolean waitAccepted, String user, String... tags) throws Exception {
+    Set<String> set = new HashSet<>();
+    Collections.addAll(set, tags);
+    return MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder.createWithMemory(GB, rm)
+        .withQueue("default").withUser(user).withAppName("test-" + user).withApplicationTags(set)
+        .withWaitForAppAcceptedState(waitAccepted).build());
+  }
+
+  /**
+   * Both jobs in the best-effort queue {@code default}: {@code first} is submitted, then
+   * {@code second}, while a running job fills the node; one slot is freed. Returns whose
+   * AM took it: "first", "second" or "none".
+   */
+  private String whoseAmTakesTheFreedSlot(String... firstTags) throws Exception {
+    start(conf("tetrisched"));
+    MockNM nm = rm.registerNode("127.0.0.1:1234", 4 * GB, 4);
+    nm.nodeHeartbeat(true);
+    MockAM beAm = launchAmWhenPlaced(rm, submit(GB, "default", "alice"), nm, 20000);
+    assertTrue("the running job's AM starts", beAm != null);
+    beAm.addRequests(new String[] {"*"}, GB, 1, 3);
+    List<Container> beRunning = tasksWhenPlaced(beAm, nm, 3, 20000);
+    assertEquals("the running job fills the node", 3, beRunning.size());
+    RMApp first = submitTagged(true, "bob", firstTags);
+    Thread.sleep(100); // `second` is the newer submission
+    RMApp second = submitTagged(true, "carol");
+    Thread.sleep(2500); // a few cycles see both AM asks
+    nm.nodeHeartbeat(beAm.getApplicationAttemptId(), beRunning.get(0).getId().getContainerId(),
+        ContainerState.COMPLETE);
+    rm.drainEvents();
+    long end = System.currentTimeMillis() + 6000;
+    while (System.currentTimeMillis() < end) {
+      nm.nodeHeartbeat(true);
+      rm.drainEvents();
+      boolean a = first.getCurrentAppAttempt() != null && first.getCurrentAppAttempt().getMasterContainer() != null;
+      boolean b = second.getCurrentAppAttempt() != null && second.getCurrentAppAttempt().getMasterContainer() != null;
+      assertTrue("one freed slot takes one AM", !(a && b));
+      if (a || b) {
+        return a ? "first" : "second";
+      }
+      Thread.sleep(50);
+    }
+    return "none";
+  }
+
+  @Test(timeout = 120000)
+  public void aDeadlineTagMakesABestEffortQueuesJobAnSloJob() throws Exception {
+    assertEquals("the job tagged with a deadline and value is served first", "first",
+        whoseAmTakesTheFreedSlot("sojourn.deadline=9s", "sojourn.value=1000"));
+  }
+
+  @Test(timeout = 120000)
+  public void withoutTheTagTheNewerBestEffortJobIsServedFirst() throws Exception {
+    // The control for the test above: the order it sees comes from the tag.
+    assertEquals("untagged, the older job's value has decayed longer (A7)", "second",
+        whoseAmTakesTheFreedSlot("unrelated-tag"));
+  }
+
+  @Test(timeout = 60000)
+  public void aMalformedDeadlineTagIsRejectedNamingTheTag() throws Exception {
+    start(conf("tetrisched"));
+    assertRejected(submitTagged(false, "bob", "sojourn.deadline=soon"),
+        "application tag 'sojourn.deadline=soon': the deadline must be a whole number with a unit");
   }
 }
