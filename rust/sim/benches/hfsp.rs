@@ -13,13 +13,15 @@
 //! - `single_server`: jobs per second of each chapter-3 discipline on the
 //!   FB-2010 SWIM day (24,315 jobs), load 0.9, σ 0.5.
 
+#[path = "common/history.rs"]
+mod history;
+
 use sojourn_core::{
     AppId, AppSpec, Ask, ContainerId, CoreConfig, Decision, Event, Harness, NodeId, NodeSpec, Outcome, Phase, Priority,
     Resources, Time,
 };
 use sojourn_sim::single_server::{self, workload::swim_workload, Discipline};
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::time::Instant;
 
 const FB2010: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/workloads/FB-2010_samples_24_times_1hr_0.tsv");
@@ -111,23 +113,6 @@ fn main() {
         println!("{}", rows.last().expect("row"));
     }
     if record {
-        let rev = std::process::Command::new("git")
-            .args(["rev-parse", "--short", "HEAD"])
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-            .unwrap_or_default();
-        let date = std::process::Command::new("date")
-            .arg("+%F")
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-            .unwrap_or_default();
-        let new = !std::path::Path::new(HISTORY).exists();
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(HISTORY).expect("history file");
-        if new {
-            let _ = writeln!(f, "date,rev,case,subject,count,p50_us,p99_us,jobs_per_s");
-        }
-        for r in rows {
-            let _ = writeln!(f, "{date},{rev},{r}");
-        }
+        history::append(HISTORY, "case,subject,count,p50_us,p99_us,jobs_per_s", &rows);
     }
 }

@@ -20,10 +20,12 @@
 //!   `google:<policy>` is the same run under every other policy; at a
 //!   minute or more each, these run only when named (or `google:all`).
 
+#[path = "common/history.rs"]
+mod history;
+
 use sojourn_core::Resources;
 use sojourn_sim::engine::{simulate, SimConfig};
 use sojourn_sim::workload::{self, ClusterSpec};
-use std::io::Write;
 use std::time::Instant;
 
 const YH2: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces/eagle/YH2_sub.tr");
@@ -127,12 +129,6 @@ fn main() {
     }
     let asked: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
     let exe = std::env::current_exe().expect("own path");
-    let rev = std::process::Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default();
     println!("case,jobs,task_events,workers,task_events_per_s,wall_s,peak_rss_mib,core_s");
     let mut rows = Vec::new();
     for case in cases() {
@@ -149,18 +145,10 @@ fn main() {
         rows.push(row);
     }
     if record {
-        let new = !std::path::Path::new(HISTORY).exists();
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(HISTORY).expect("history file");
-        if new {
-            let _ = writeln!(f, "date,rev,case,jobs,task_events,workers,task_events_per_s,wall_s,peak_rss_mib,core_s");
-        }
-        let date = std::process::Command::new("date")
-            .arg("+%F")
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-            .unwrap_or_default();
-        for r in rows {
-            let _ = writeln!(f, "{date},{rev},{r}");
-        }
+        history::append(
+            HISTORY,
+            "case,jobs,task_events,workers,task_events_per_s,wall_s,peak_rss_mib,core_s",
+            &rows,
+        );
     }
 }

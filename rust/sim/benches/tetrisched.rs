@@ -1,15 +1,22 @@
 //! TetriSched's figures (tetrisched.md §5 and §8.2), printed as markdown
-//! rows; nothing timed is asserted.
+//! rows; nothing timed is asserted. With `--record` the timed figures are
+//! appended to `benches/tetrisched-history.csv`.
 //!
 //!   cargo bench -p sojourn-sim --bench tetrisched             # both
 //!   cargo bench -p sojourn-sim --bench tetrisched -- slo_mix  # or solver_sizing
+//!   cargo bench -p sojourn-sim --bench tetrisched -- --record
 //!
 //! - `slo_mix`: the §5-anchored experiment, a GS_MIX-like SLO mix (200 jobs,
 //!   40 one-slot nodes, load 1, seeds 1–3) under TetriSched, its NG and NP
 //!   ablations, capacity and fifo: SLO attainment, best-effort latency,
-//!   makespan.
+//!   makespan, and for tetrisched the core's time per scheduling cycle
+//!   (core time / cycles: STRL generation, the compile, the solve, binding).
 //! - `solver_sizing`: GS_HET-shaped pending sets compiled by Algorithm 1
-//!   and solved by CBC (gap 10%, limit 10 s), beside the greedy NG plan.
+//!   and solved by CBC (gap 10%, limit 10 s), beside the greedy NG plan and
+//!   the time it takes.
+
+#[path = "common/history.rs"]
+mod history;
 
 #[path = "../tests/common/gs_mix.rs"]
 mod gs_mix;
@@ -82,31 +89,47 @@ fn instance(nodes: u32, racks: u32, slices: u32, jobs: u32, seed: u64) -> (Strl,
     (root, parts, Supply { avail }, w)
 }
 
-fn solver_sizing() {
-    println!("| nodes/racks/slices/jobs | int + bin vars / rows | CBC s (gap 10%, limit 10 s) | status | objective | greedy (NG) objective |");
-    println!("|---|---|---|---|---|---|");
+const HISTORY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/tetrisched-history.csv");
+const HISTORY_HEADER: &str = "case,subject,cycles,ms_per_cycle,cbc_s,status,objective,ng_ms,ng_objective";
+
+/// History rows: `solver_sizing,N/R/H/J,,,cbc_s,status,objective,ng_ms,ng_objective`.
+fn solver_sizing(rows: &mut Vec<String>) {
+    println!("| nodes/racks/slices/jobs | int + bin vars / rows | CBC s (gap 10%, limit 10 s) | status | objective | greedy (NG) ms | greedy (NG) objective |");
+    println!("|---|---|---|---|---|---|---|");
     for (n, r, h, j) in [(80, 8, 10, 20), (80, 8, 25, 20), (80, 8, 25, 50), (256, 8, 25, 150)] {
         let (root, parts, supply, w) = instance(n, r, h, j, 1);
         let opts = SolverOptions { time_limit_s: 10.0, ..SolverOptions::default() };
         let t = Instant::now();
         let res = compile::solve(&root, &parts, &supply, w, &opts, &BTreeMap::new());
         let secs = t.elapsed().as_secs_f64();
+        let t = Instant::now();
         let g = greedy(&root, &parts, &supply, w, opts.defer_penalty);
+        let ng_ms = t.elapsed().as_secs_f64() * 1000.0;
         let gv = root.value(&|id| g.units(id));
         match res {
-            Ok(s) => println!(
-                "| {n}/{r}/{h}/{j} | {} + {} / {} | {secs:.2} | {:?} | {:.0} | {gv:.0} |",
-                s.size.int_vars, s.size.bin_vars, s.size.constraints, s.status, s.objective
-            ),
-            Err(e) => println!("| {n}/{r}/{h}/{j} | - | {secs:.2} | error: {e} | - | {gv:.0} |"),
+            Ok(s) => {
+                println!(
+                    "| {n}/{r}/{h}/{j} | {} + {} / {} | {secs:.2} | {:?} | {:.0} | {ng_ms:.2} | {gv:.0} |",
+                    s.size.int_vars, s.size.bin_vars, s.size.constraints, s.status, s.objective
+                );
+                rows.push(format!(
+                    "solver_sizing,{n}/{r}/{h}/{j},,,{secs:.3},{:?},{:.0},{ng_ms:.3},{gv:.0}",
+                    s.status, s.objective
+                ));
+            }
+            Err(e) => {
+                println!("| {n}/{r}/{h}/{j} | - | {secs:.2} | error: {e} | - | {ng_ms:.2} | {gv:.0} |");
+                rows.push(format!("solver_sizing,{n}/{r}/{h}/{j},,,{secs:.3},error,,{ng_ms:.3},{gv:.0}"));
+            }
         }
     }
 }
 
-fn slo_mix_experiment() {
+/// History rows: `cycle,<variant>:seed=S,cycles,ms_per_cycle,,,,,` for the tetrisched variants.
+fn slo_mix_experiment(rows: &mut Vec<String>) {
     let nodes = 40;
-    println!("| policy | seed | SLO attainment % | SLO jobs | mean BE latency s | BE jobs | makespan s |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("| policy | seed | SLO attainment % | SLO jobs | mean BE latency s | BE jobs | makespan s | cycles | core ms per cycle |");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for seed in [1, 2, 3] {
         let jobs = gs_mix(200, nodes, 1.0, seed);
         for (name, policy, params) in [
@@ -119,19 +142,32 @@ fn slo_mix_experiment() {
             let r = run(policy, &params, nodes, &jobs);
             assert_eq!(r.unfinished, 0, "{name}");
             let (slo, n_slo, be, n_be, makespan) = figures(&jobs, &r);
-            println!("| {name} | {seed} | {slo:.1} | {n_slo} | {be:.1} | {n_be} | {makespan:.0} |");
+            let cycles = r.policy_metrics.counter("tetrisched.cycles");
+            let (c, per) = if cycles > 0 {
+                let per = r.core_ms / cycles as f64;
+                rows.push(format!("cycle,{name}:seed={seed},{cycles},{per:.3},,,,,"));
+                (cycles.to_string(), format!("{per:.2}"))
+            } else {
+                ("-".into(), "-".into())
+            };
+            println!("| {name} | {seed} | {slo:.1} | {n_slo} | {be:.1} | {n_be} | {makespan:.0} | {c} | {per} |");
         }
     }
 }
 
 fn main() {
     // `cargo bench` passes `--bench`; any other argument picks a part.
+    let record = std::env::args().any(|a| a == "--record");
     let parts: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let want = |p: &str| parts.is_empty() || parts.iter().any(|a| a == p);
+    let mut rows = Vec::new();
     if want("slo_mix") {
-        slo_mix_experiment();
+        slo_mix_experiment(&mut rows);
     }
     if want("solver_sizing") {
-        solver_sizing();
+        solver_sizing(&mut rows);
+    }
+    if record {
+        history::append(HISTORY, HISTORY_HEADER, &rows);
     }
 }
