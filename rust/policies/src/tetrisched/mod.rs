@@ -29,7 +29,7 @@
 //!   slots, so the RM's shipped configuration turns it on.
 //! - **Deadlines and values** come from `AppSpec::deadline`/`value` when
 //!   the driver sets them (in the RM, from the job's application tags
-//!   `sojourn.deadline=` and `sojourn.value=`, `SloTags.java`). Otherwise the queue says the class
+//!   `sojourn.deadline=` and `sojourn.value=`, `AppTags.java`). Otherwise the queue says the class
 //!   (`slo_queues`, `slo_norez_queues`, else best effort) and an SLO job's
 //!   deadline is submit + `deadline_slack` × its estimated runtime (A13).
 //! - **Job types** come from the app's name: one containing `gpu` prefers

@@ -90,7 +90,7 @@ final class Applications {
     RMApp rmApp = rmContext.getRMApps().get(appId);
     if (why == null && !recovering && rmApp != null) {
       try {
-        SloTags.parse(rmApp.getApplicationTags());
+        AppTags.parse(rmApp.getApplicationTags());
       } catch (IllegalArgumentException e) {
         why = e.getMessage();
       }
@@ -138,6 +138,7 @@ final class Applications {
     app.setCurrentAppAttempt(attempt);
     ids.addApp(attempt);
     RMApp rmApp = rmContext.getRMApps().get(attemptId.getApplicationId());
+    attempt.setTaskEstimateMs(tagsOf(rmApp).taskMs);
     Compat.submitAppAttempt(q.getMetrics(), app.getUser(), isUnmanaged(rmApp));
     pending.add(appAdded(attempt));
     LOG.info("sojourn: added attempt {} (core app {}) of {}", attemptId, coreId, app.getUser());
@@ -157,25 +158,32 @@ final class Applications {
 
   /**
    * The core's AppAdded for a live attempt: its app's name and priority, queue and user,
-   * and the deadline and value of its {@link SloTags}.
+   * and the deadline and value of its {@link AppTags}.
    */
   ObjectNode appAdded(SojournAppAttempt a) {
     RMApp rmApp = yarn.context().getRMApps().get(a.getApplicationId());
     int prio = rmApp != null && rmApp.getApplicationPriority() != null
         ? rmApp.getApplicationPriority().getPriority() : 0;
-    SloTags slo = SloTags.NONE;
-    if (rmApp != null) {
-      try {
-        slo = SloTags.parse(rmApp.getApplicationTags());
-      } catch (IllegalArgumentException e) {
-        // Admitted before (a recovered app the RM once took): it runs without an SLO.
-        LOG.warn("sojourn: application {} runs without a deadline: {}", a.getApplicationId(), e.getMessage());
-      }
-    }
+    AppTags tags = tagsOf(rmApp);
     Long deadline = rmApp == null ? null
-        : slo.deadlineInCoreTime(rmApp.getSubmitTime(), System.currentTimeMillis(), yarn.now());
+        : tags.deadlineInCoreTime(rmApp.getSubmitTime(), System.currentTimeMillis(), yarn.now());
     return Protocol.appAdded(a.coreId(), rmApp == null ? "" : rmApp.getName(),
-        ((SojournQueue) a.getQueue()).getPath(), a.getUser(), prio, deadline, slo.value);
+        ((SojournQueue) a.getQueue()).getPath(), a.getUser(), prio, deadline, tags.value);
+  }
+
+  /** The app's {@link AppTags}; none if its tags no longer parse (checked at submission). */
+  private static AppTags tagsOf(RMApp rmApp) {
+    if (rmApp == null) {
+      return AppTags.NONE;
+    }
+    try {
+      return AppTags.parse(rmApp.getApplicationTags());
+    } catch (IllegalArgumentException e) {
+      // Admitted before (a recovered app the RM once took): it runs without them.
+      LOG.warn("sojourn: application {} runs without its sojourn tags: {}", rmApp.getApplicationId(),
+          e.getMessage());
+      return AppTags.NONE;
+    }
   }
 
   private static boolean isUnmanaged(RMApp app) {

@@ -189,8 +189,11 @@ final class AskTranslator {
     for (Map.Entry<String, Integer> e : byRack.entrySet()) {
       loc.add(Protocol.rackLocality(e.getKey(), e.getValue()));
     }
+    String phase = phaseOf(a, priority);
+    // The job's sojourn.task-duration tag (AppTags) describes its tasks, not its AM.
+    Long est = "am".equals(phase) ? null : a.taskEstimateMs();
     return Protocol.ask(priority, cap == null ? Resources.none() : cap,
-        (int) Math.min(count, Integer.MAX_VALUE), phaseOf(a, priority), loc, relax, label);
+        (int) Math.min(count, Integer.MAX_VALUE), phase, loc, relax, label, est);
   }
 
   /** Whether {@code a} also asks at {@code priority} for containers of another size than {@code cap}. */

@@ -113,9 +113,12 @@ final class Protocol {
     return o;
   }
 
-  /** One {@code Ask}; {@code locality} holds {@link #nodeLocality}/{@link #rackLocality} entries. */
+  /**
+   * One {@code Ask}; {@code locality} holds {@link #nodeLocality}/{@link #rackLocality} entries;
+   * {@code estTaskMs}, each container's estimated run time, is left out when null.
+   */
   static ObjectNode ask(int priority, Resource capability, int count, String phase,
-      ArrayNode locality, boolean relaxLocality, String label) {
+      ArrayNode locality, boolean relaxLocality, String label, Long estTaskMs) {
     ObjectNode o = F.objectNode();
     o.put("priority", priority);
     o.set("capability", resources(capability));
@@ -125,6 +128,9 @@ final class Protocol {
     o.put("relax_locality", relaxLocality);
     if (label != null && !label.isEmpty()) {
       o.put("label", label);
+    }
+    if (estTaskMs != null) {
+      o.put("est_task_ms", estTaskMs);
     }
     return o;
   }

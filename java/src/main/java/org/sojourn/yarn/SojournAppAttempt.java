@@ -21,6 +21,8 @@ import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
  */
 final class SojournAppAttempt extends FiCaSchedulerApp {
   private final int coreId;
+  /** Set once when the attempt is added; read when its asks are translated. */
+  private volatile Long taskEstimateMs;
 
   SojournAppAttempt(ApplicationAttemptId id, String user, SojournQueue queue,
       AbstractUsersManager users, RMContext rmContext, int coreId) {
@@ -31,6 +33,15 @@ final class SojournAppAttempt extends FiCaSchedulerApp {
   /** The id the core knows this attempt by. */
   int coreId() {
     return coreId;
+  }
+
+  /** Each task's estimated run time from the job's tags ({@link AppTags}), or null. */
+  Long taskEstimateMs() {
+    return taskEstimateMs;
+  }
+
+  void setTaskEstimateMs(Long ms) {
+    taskEstimateMs = ms;
   }
 
   /**

@@ -39,14 +39,30 @@ public class PigeonInRmTest extends ShortBehindWideTestBase {
   @Test(timeout = 90000)
   public void shortJobsBehindAVeryWideJobAreNotBlockedByIt() throws Exception {
     start(pigeon(true));
+    shortJobsGetThroughBehindTheWideJob(false);
+  }
+
+  /**
+   * The same scene with the bit from the jobs' own tags (AppTags) instead of queues: the
+   * wide job says its tasks run 10 minutes, the short ones 5 s; the cutoff is Yahoo's
+   * 90.6 s (the default trace).
+   */
+  @Test(timeout = 90000)
+  public void theShortLongBitFromTheJobsTaskDurationTag() throws Exception {
+    start(pigeon(false));
+    shortJobsGetThroughBehindTheWideJob(true);
+  }
+
+  /** {@code tagged}: the jobs carry sojourn.task-duration (10 min wide, 5 s short). */
+  private void shortJobsGetThroughBehindTheWideJob(boolean tagged) throws Exception {
     MockAM[] wideAm = new MockAM[1];
-    List<Container> wide = startWide(wideAm);
+    List<Container> wide = tagged ? startWide(wideAm, "sojourn.task-duration=10m") : startWide(wideAm);
     // 16 slots, 8 reserved: the wide AM (short, unreserved first) and 7
     // long tasks on the 8 unreserved slots; 93 tasks wait at the masters
     assertEquals("long tasks on the unreserved slots only", 7, wide.size());
 
     for (String user : new String[] {"bob", "carol"}) {
-      RMApp app = submit(GB, "short", user);
+      RMApp app = tagged ? submitTagged(true, "short", user, "sojourn.task-duration=5s") : submit(GB, "short", user);
       MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
       List<Container> got = allocateAndWait(am, nm1, GB, 1, 2);
       assertEquals(user + "'s short tasks start while the wide job waits", 2, got.size());

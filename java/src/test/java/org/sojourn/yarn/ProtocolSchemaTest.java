@@ -172,14 +172,18 @@ public class ProtocolSchemaTest {
       ArrayNode loc = Protocol.array();
       loc.add(Protocol.nodeLocality(5, 2 + i));
       loc.add(Protocol.rackLocality("/rack-b", 3 + i));
-      asks.add(Protocol.ask(20 + i, res(2048, 2, 1), 9 + i, phases[i], loc, false, "gpu"));
+      asks.add(Protocol.ask(20 + i, res(2048, 2, 1), 9 + i, phases[i], loc, false, "gpu", null));
     }
-    asks.add(Protocol.ask(30, res(1024, 1, 0), 4, "map", null, true, null));
+    asks.add(Protocol.ask(30, res(1024, 1, 0), 4, "map", null, true, null, null));
+    // A job tagged sojourn.task-duration=20s (AppTags): its task asks carry the estimate.
+    asks.add(Protocol.ask(31, res(1024, 1, 0), 4, "map", null, true, null, 20_000L));
     ObjectNode e = Protocol.asksUpdated(44, asks);
-    // The shim has no task estimate to give; an ask with no label expression sends none.
+    // Without the tag the shim has no task estimate to give; an ask with no label expression sends none.
     ObjectNode expected = (ObjectNode) sent(e);
     for (JsonNode a : expected.get("asks")) {
-      ((ObjectNode) a).putNull("est_task_ms");
+      if (!a.has("est_task_ms")) {
+        ((ObjectNode) a).putNull("est_task_ms");
+      }
       if (!a.has("label")) {
         ((ObjectNode) a).putNull("label");
       }

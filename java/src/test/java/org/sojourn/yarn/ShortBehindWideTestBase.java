@@ -45,12 +45,15 @@ abstract class ShortBehindWideTestBase extends SojournTestBase {
     return n;
   }
 
-  /** Registers the two nodes and starts the wide job: its AM, then WIDE containers asked; returns what it got. */
-  List<Container> startWide(MockAM[] amOut) throws Exception {
+  /**
+   * Registers the two nodes and starts the wide job (with application {@code tags}): its AM,
+   * then WIDE containers asked; returns what it got.
+   */
+  List<Container> startWide(MockAM[] amOut, String... tags) throws Exception {
     nm1 = rm.registerNode("127.0.0.1:1234", 8 * GB, 8);
     nm2 = rm.registerNode("127.0.0.2:1234", 8 * GB, 8);
     heartbeatBoth();
-    RMApp wide = submit(GB, "default", "alice");
+    RMApp wide = submitTagged(true, "default", "alice", tags);
     MockAM am = MockRM.launchAndRegisterAM(wide, rm, nm1);
     amOut[0] = am;
     am.addRequests(new String[] {"*"}, GB, 1, WIDE);

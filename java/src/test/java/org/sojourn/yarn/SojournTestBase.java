@@ -111,6 +111,17 @@ public abstract class SojournTestBase {
             .withQueue(queue).withUser(user).withAppName("test-" + user).build());
   }
 
+  /**
+   * Submits a 1 GB AM as {@code user} to {@code queue} with application {@code tags}
+   * (AppTags); {@code waitAccepted}: return once the RM accepted it.
+   */
+  RMApp submitTagged(boolean waitAccepted, String queue, String user, String... tags) throws Exception {
+    java.util.Set<String> set = new java.util.HashSet<>(java.util.Arrays.asList(tags));
+    return MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder.createWithMemory(GB, rm)
+        .withQueue(queue).withUser(user).withAppName("test-" + user).withApplicationTags(set)
+        .withWaitForAppAcceptedState(waitAccepted).build());
+  }
+
   RMApp submit(int memory) throws Exception {
     return submit(memory, "default", "alice");
   }

@@ -5,18 +5,13 @@ import static org.junit.Assert.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerState;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
-import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
-import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.junit.Test;
 
@@ -141,15 +136,7 @@ public class TetriSchedInRmTest extends SojournTestBase {
         response < 0 || response > DEADLINE_MS);
   }
 
-  // ---- the SLO from application tags (SloTags) -----------------------------------------
-
-  private RMApp submitTagged(boolean waitAccepted, String user, String... tags) throws Exception {
-    Set<String> set = new HashSet<>();
-    Collections.addAll(set, tags);
-    return MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder.createWithMemory(GB, rm)
-        .withQueue("default").withUser(user).withAppName("test-" + user).withApplicationTags(set)
-        .withWaitForAppAcceptedState(waitAccepted).build());
-  }
+  // ---- the SLO from application tags (AppTags) -----------------------------------------
 
   /**
    * Both jobs in the best-effort queue {@code default}: {@code first} is submitted, then
@@ -165,9 +152,9 @@ public class TetriSchedInRmTest extends SojournTestBase {
     beAm.addRequests(new String[] {"*"}, GB, 1, 3);
     List<Container> beRunning = tasksWhenPlaced(beAm, nm, 3, 20000);
     assertEquals("the running job fills the node", 3, beRunning.size());
-    RMApp first = submitTagged(true, "bob", firstTags);
+    RMApp first = submitTagged(true, "default", "bob", firstTags);
     Thread.sleep(100); // `second` is the newer submission
-    RMApp second = submitTagged(true, "carol");
+    RMApp second = submitTagged(true, "default", "carol");
     Thread.sleep(2500); // a few cycles see both AM asks
     nm.nodeHeartbeat(beAm.getApplicationAttemptId(), beRunning.get(0).getId().getContainerId(),
         ContainerState.COMPLETE);
@@ -203,7 +190,7 @@ public class TetriSchedInRmTest extends SojournTestBase {
   @Test(timeout = 60000)
   public void aMalformedDeadlineTagIsRejectedNamingTheTag() throws Exception {
     start(conf("tetrisched"));
-    assertRejected(submitTagged(false, "bob", "sojourn.deadline=soon"),
-        "application tag 'sojourn.deadline=soon': the deadline must be a whole number with a unit");
+    assertRejected(submitTagged(false, "default", "bob", "sojourn.deadline=soon"),
+        "application tag 'sojourn.deadline=soon': the duration must be a whole number with a unit");
   }
 }
