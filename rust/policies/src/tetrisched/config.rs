@@ -29,6 +29,7 @@ pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::new("default_runtime_ms", ParamKind::Int, "60000", "runtime estimate of an ask without est_task_ms"),
     ParamSpec::new("slot_mb", ParamKind::Int, "1024", "memory of one supply unit (a slot); the paper's unit is a whole node (A11)"),
     ParamSpec::new("slot_vcores", ParamKind::Int, "1", "vcores of one supply unit (a slot)"),
+    ParamSpec::new("bind_on_heartbeat", ParamKind::Bool, "false", "a plan's containers are allocated on each node when that node heartbeats (the paper's allocation map in its proxy scheduler, §4), spreading a plan over NODE_UPDATEs; the next periodic cycle replaces what is left of it. false: every container at the plan's launch. Needs heartbeats (the RM, or the simulator with --heartbeat-ms; an event-driven pass over all nodes applies the whole map). On in hadoop-conf/sojourn-tetrisched.xml"),
     ParamSpec::new("elastic_asks", ParamKind::Bool, "false", "every ask is elastic (LnCk: any part of it is worth its share) instead of a gang placed all or nothing (nCk): MapReduce's tasks are independent, and gangs behind AMs that hold slots can wait for ever. On in hadoop-conf/sojourn-tetrisched.xml"),
 ];
 
@@ -57,6 +58,7 @@ pub struct Config {
     pub slot_mb: u64,
     pub slot_vcores: u32,
     pub elastic_asks: bool,
+    pub bind_on_heartbeat: bool,
 }
 
 fn list(s: &str) -> Vec<String> {
@@ -117,6 +119,7 @@ impl Config {
             slot_mb: p.int_at_least("slot_mb", 1)? as u64,
             slot_vcores: p.int_at_least("slot_vcores", 1)?.min(i64::from(u32::MAX)) as u32,
             elastic_asks: p.bool("elastic_asks")?,
+            bind_on_heartbeat: p.bool("bind_on_heartbeat")?,
         })
     }
 }

@@ -63,6 +63,12 @@ impl TetriSched {
         }
         self.dirty = false;
         self.cycles += 1;
+        // A new plan replaces the last one's bindings its nodes have not
+        // yet taken (they did not heartbeat within a cycle).
+        let unapplied = self.map.clear();
+        if unapplied > 0 {
+            ctx.metrics.count("tetrisched.unapplied_bindings", unapplied);
+        }
         let q = self.cfg.quantum_ms;
         // Step 1–2: forget containers that ended; extend under-estimates (A9).
         self.running.retain(|id, _| ctx.cluster().container(*id).is_some());

@@ -35,6 +35,10 @@
 //! - **Job types** come from the app's name: one containing `gpu` prefers
 //!   GPU nodes (GPUs in the node's capacity, or a rack in `gpu_racks`), one
 //!   containing `mpi` prefers one rack; σ = `slowdown` elsewhere (§3.3).
+//! - **Binding** (§1.4.6) picks each leaf's nodes when the plan launches;
+//!   with `bind_on_heartbeat` the containers wait in an allocation map and
+//!   start when their node heartbeats, as the paper's proxy scheduler did
+//!   (`allocation_map.rs`).
 //! - **Runtimes** come from the ask's `est_task_ms` (else
 //!   `default_runtime_ms`); a gang still running at its estimated end is
 //!   extended by max(q, 10% of the estimate) per cycle (A9). Nothing is
@@ -54,6 +58,7 @@
 //! solve runs on the bridge's offload thread, off the scheduler's lock, and
 //! its answer enters the core as a recorded event (`cycle.rs`).
 
+mod allocation_map;
 pub mod compile;
 pub mod config;
 mod cycle;
@@ -62,6 +67,7 @@ pub mod strl;
 #[cfg(test)]
 mod tests;
 
+use allocation_map::{AllocationMap, Bound};
 use compile::{Plan, Supply, Window};
 use config::Config;
 pub use config::PARAMS;
@@ -117,6 +123,9 @@ pub struct TetriSched {
     cycles: u64,
     /// The cycle whose solve the host is running (RM only, see `cycle.rs`).
     in_flight: Option<cycle::InFlight>,
+    /// Containers the last plan bound to nodes that have not heartbeated
+    /// since (`bind_on_heartbeat`).
+    map: AllocationMap,
 }
 
 impl TetriSched {
@@ -130,6 +139,7 @@ impl TetriSched {
             last: CycleStats::default(),
             cycles: 0,
             in_flight: None,
+            map: AllocationMap::default(),
         }
     }
 
@@ -353,17 +363,50 @@ impl TetriSched {
         }
         let mut placed = 0;
         for (node, n) in picks {
-            for _ in 0..n {
-                match ctx.allocate(g.app, g.priority, node) {
-                    Ok(c) => {
-                        placed += 1;
-                        self.running.insert(c, Run { node, est_end: ctx.now.plus(est_ms), est_ms, width: g.width });
-                    }
-                    Err(_) => break,
-                }
+            let b = Bound { app: g.app, priority: g.priority, n, est_ms, width: g.width };
+            if self.cfg.bind_on_heartbeat {
+                self.map.add(node, b);
+                placed += n;
+            } else {
+                placed += self.start(ctx, node, b);
             }
         }
         placed
+    }
+
+    /// Allocates `b`'s containers on `node`, as many as the node and the
+    /// ask still allow; returns how many.
+    fn start(&mut self, ctx: &mut Ctx<'_>, node: NodeId, b: Bound) -> u32 {
+        let mut placed = 0;
+        for _ in 0..b.n {
+            match ctx.allocate(b.app, b.priority, node) {
+                Ok(c) => {
+                    placed += 1;
+                    self.running
+                        .insert(c, Run { node, est_end: ctx.now.plus(b.est_ms), est_ms: b.est_ms, width: b.width });
+                }
+                Err(_) => break,
+            }
+        }
+        placed
+    }
+
+    /// Runs a cycle that is due, or (`event_cycles`) one that something
+    /// changed since the last, except while a plan's bindings wait for
+    /// their nodes: only a due cycle replaces them.
+    fn plan_if_due(&mut self, ctx: &mut Ctx<'_>) {
+        let due = self.next_cycle.is_some_and(|t| t <= ctx.now);
+        let changed = self.cfg.event_cycles && self.dirty && ctx.cluster().pending_containers() > 0;
+        if due || (changed && self.map.is_empty()) {
+            self.cycle(ctx);
+        }
+    }
+
+    /// `node` heartbeats: it starts what the plan bound to it.
+    fn start_bound(&mut self, ctx: &mut Ctx<'_>, node: NodeId) {
+        for b in self.map.take(node) {
+            self.start(ctx, node, b);
+        }
     }
 }
 
@@ -514,14 +557,18 @@ impl Policy for TetriSched {
     /// YARN's heartbeat: the policy allocates on any node through the core,
     /// so a heartbeat only runs a cycle that is due (or, with
     /// `event_cycles`, one that something changed since the last).
-    fn on_node_heartbeat(&mut self, ctx: &mut Ctx<'_>, _node: NodeId) {
-        self.on_schedule(ctx);
+    fn on_node_heartbeat(&mut self, ctx: &mut Ctx<'_>, node: NodeId) {
+        self.plan_if_due(ctx);
+        self.start_bound(ctx, node);
     }
 
+    /// An event-driven pass offers every node at once: all of the map starts.
     fn on_schedule(&mut self, ctx: &mut Ctx<'_>) {
-        let due = self.next_cycle.is_some_and(|t| t <= ctx.now);
-        if due || (self.cfg.event_cycles && self.dirty && ctx.cluster().pending_containers() > 0) {
-            self.cycle(ctx);
+        self.plan_if_due(ctx);
+        for (node, bound) in self.map.take_all() {
+            for b in bound {
+                self.start(ctx, node, b);
+            }
         }
     }
 
@@ -546,6 +593,7 @@ impl Policy for TetriSched {
             },
             "solver": format!("{:?}", self.cfg.solver.backend).to_lowercase(),
             "running_containers": self.running.len(),
+            "bound_containers": self.map.containers(),
             "tentative_leaves": self.warm.len(),
             "next_cycle_ms": self.next_cycle.map(|t| t.ms()),
             "solving": self.in_flight.is_some(),

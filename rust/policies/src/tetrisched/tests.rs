@@ -522,3 +522,50 @@ fn a_slow_solve_launches_on_its_answer_and_replays_from_the_recording() {
     let recorded: Vec<_> = decisions.into_iter().map(|(_, d)| d).collect();
     assert_eq!(replayed, recorded);
 }
+
+/// Heartbeats from `node`, as a NodeManager's NODE_UPDATE.
+fn heartbeat(c: &mut Harness, t: u64, node: u32) -> Vec<sojourn_core::Decision> {
+    c.handle_timeout(Time(t));
+    c.handle(Time(t), Event::NodeHeartbeat { node: sojourn_core::NodeId(node) }).expect("heartbeat");
+    c.drain_decisions()
+}
+
+/// With `bind_on_heartbeat` a plan's containers start node by node as the
+/// nodes heartbeat (the paper's allocation map), not all in the call that
+/// planned them; without it the same plan starts at once.
+#[test]
+fn a_bound_plan_starts_on_each_node_at_its_heartbeat() {
+    let mut c = cluster(&[("bind_on_heartbeat", "true")], &[("/r0", 3)]);
+    app(&mut c, 0, 1, "default", "gang", 3, 8_000);
+    // node 0's heartbeat runs the cycle: the gang is bound to all three
+    // nodes, and node 0 takes its own share in the same call
+    assert_eq!(placed(&heartbeat(&mut c, 0, 0)), vec![(1, 0)]);
+    assert_eq!(c.cluster().containers().count(), 1);
+    assert_eq!(placed(&heartbeat(&mut c, 100, 2)), vec![(1, 2)]);
+    assert!(placed(&heartbeat(&mut c, 200, 2)).is_empty(), "node 2 had one");
+    assert_eq!(placed(&heartbeat(&mut c, 300, 1)), vec![(1, 1)]);
+    assert!(c.cluster().check_invariants().is_ok());
+
+    let mut at_once = cluster(&[], &[("/r0", 3)]);
+    app(&mut at_once, 0, 1, "default", "gang", 3, 8_000);
+    assert_eq!(placed(&heartbeat(&mut at_once, 0, 0)), vec![(1, 0), (1, 1), (1, 2)]);
+}
+
+/// Bindings wait for their nodes through event-triggered cycles (which
+/// would replan them); the next periodic cycle replaces what is left, and
+/// what it drops is counted.
+#[test]
+fn a_due_cycle_replaces_bindings_whose_node_never_heartbeated() {
+    let mut c = cluster(&[("bind_on_heartbeat", "true"), ("elastic_asks", "true")], &[("/r0", 2)]);
+    app(&mut c, 0, 1, "default", "a", 2, 60_000);
+    assert_eq!(placed(&heartbeat(&mut c, 0, 0)), vec![(1, 0)]);
+    // a new job arrives: with a binding waiting, no event cycle runs
+    app(&mut c, 500, 2, "slo", "b", 1, 8_000);
+    assert!(placed(&heartbeat(&mut c, 600, 0)).is_empty());
+    assert_eq!(c.describe().get("bound_containers").and_then(|v| v.as_u64()), Some(1));
+    // node 1 stays silent past the 4 s cycle: the next plan replaces the
+    // binding, and the SLO job (value 1000) takes node 1 when it heartbeats
+    assert!(placed(&heartbeat(&mut c, 4_000, 0)).is_empty());
+    assert_eq!(placed(&heartbeat(&mut c, 4_100, 1)), vec![(2, 1)]);
+    assert_eq!(c.metrics().counter("tetrisched.unapplied_bindings"), 1);
+}

@@ -171,13 +171,22 @@ public abstract class SojournTestBase {
    * own heartbeat.
    */
   public static MockAM launchAmWhenPlaced(MockRM rm, RMApp app, MockNM nm, long waitMs) throws Exception {
+    return launchAmWhenPlaced(rm, app, java.util.Collections.singletonList(nm), waitMs);
+  }
+
+  /** As above, heartbeating every one of {@code nms} (the AM may be placed on any of them). */
+  public static MockAM launchAmWhenPlaced(MockRM rm, RMApp app, List<MockNM> nms, long waitMs) throws Exception {
     long end = System.currentTimeMillis() + waitMs;
     while (System.currentTimeMillis() < end) {
-      nm.nodeHeartbeat(true);
+      for (MockNM nm : nms) {
+        nm.nodeHeartbeat(true);
+      }
       rm.drainEvents();
       RMAppAttempt attempt = app.getCurrentAppAttempt();
       if (attempt != null && attempt.getMasterContainer() != null) {
-        nm.nodeHeartbeat(true);
+        for (MockNM nm : nms) {
+          nm.nodeHeartbeat(true);
+        }
         MockAM am = rm.sendAMLaunched(attempt.getAppAttemptId());
         rm.waitForState(attempt.getAppAttemptId(), RMAppAttemptState.LAUNCHED);
         am.registerAppAttempt();

@@ -50,6 +50,7 @@ public class TetriSchedInRmTest extends SojournTestBase {
       conf.set("yarn.scheduler.sojourn.tetrisched.quantum_ms", "1000");
       conf.set("yarn.scheduler.sojourn.tetrisched.cycle_ms", "1000");
       conf.set("yarn.scheduler.sojourn.tetrisched.plan_ahead_ms", "30000");
+      conf.set("yarn.scheduler.sojourn.tetrisched.bind_on_heartbeat", "true"); // as shipped
     }
     return conf;
   }

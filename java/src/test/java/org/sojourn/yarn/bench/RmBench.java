@@ -122,6 +122,7 @@ public final class RmBench {
         // NODE_UPDATEs are timed: their latency must not carry the solves
         conf.set(YarnConfiguration.RM_SCHEDULER, "org.sojourn.yarn.SojournScheduler");
         conf.set("yarn.scheduler.sojourn.policy", "tetrisched");
+        conf.set("yarn.scheduler.sojourn.tetrisched.bind_on_heartbeat", "true"); // as shipped
         break;
       case "capacity":
         conf.set(YarnConfiguration.RM_SCHEDULER,
@@ -165,9 +166,10 @@ public final class RmBench {
             .createWithMemory(1024, rm).withAppName("bench-" + a).withUser("u" + (a % 20)).build());
         MockAM am;
         try {
-          // tetrisched's plan comes back a moment after the heartbeat that asked for it
+          // tetrisched's plan comes back a moment after the heartbeat that asked for it,
+          // and binds the AM to whichever node its plan chose
           am = which.equals("sojourn-tetrisched")
-              ? org.sojourn.yarn.SojournTestBase.launchAmWhenPlaced(rm, app, nms.get(a % nodes), 30000)
+              ? org.sojourn.yarn.SojournTestBase.launchAmWhenPlaced(rm, app, nms, 30000)
               : MockRM.launchAndRegisterAM(app, rm, nms.get(a % nodes));
           if (am == null) {
             throw new AssertionError("not placed within 30 s");
