@@ -5,7 +5,7 @@
 //! containers costs each NODE_UPDATE only its own node's few instead of one
 //! call all of them. The next periodic cycle replaces what is left.
 
-use sojourn_core::{AppId, NodeId, Priority};
+use sojourn_core::{AppId, NodeId, Priority, Resources};
 use std::collections::BTreeMap;
 
 /// `n` containers of `app`'s ask at `priority`, bound to a node by a plan.
@@ -22,11 +22,23 @@ pub(super) struct Bound {
 #[derive(Debug, Default)]
 pub(super) struct AllocationMap {
     by_node: BTreeMap<NodeId, Vec<Bound>>,
+    /// What each node's bindings will take: binding the next leaf sees the
+    /// node's free resources less these, so two gangs of one plan are never
+    /// bound to the same room.
+    held: BTreeMap<NodeId, Resources>,
 }
 
 impl AllocationMap {
-    pub fn add(&mut self, node: NodeId, b: Bound) {
+    /// Binds `b` to `node`, its containers `capability` each.
+    pub fn add(&mut self, node: NodeId, b: Bound, capability: Resources) {
         self.by_node.entry(node).or_default().push(b);
+        let h = self.held.entry(node).or_insert(Resources::ZERO);
+        *h += capability.times(u64::from(b.n));
+    }
+
+    /// What `node`'s bindings will take.
+    pub fn held(&self, node: NodeId) -> Resources {
+        self.held.get(&node).copied().unwrap_or(Resources::ZERO)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -40,11 +52,13 @@ impl AllocationMap {
 
     /// What `node` is to start now, in the plan's order.
     pub fn take(&mut self, node: NodeId) -> Vec<Bound> {
+        self.held.remove(&node);
         self.by_node.remove(&node).unwrap_or_default()
     }
 
     /// Everything, node by node (an event-driven pass offers every node at once).
     pub fn take_all(&mut self) -> Vec<(NodeId, Vec<Bound>)> {
+        self.held.clear();
         std::mem::take(&mut self.by_node).into_iter().collect()
     }
 
@@ -52,6 +66,7 @@ impl AllocationMap {
     pub fn clear(&mut self) -> u64 {
         let n = self.containers();
         self.by_node.clear();
+        self.held.clear();
         n
     }
 }

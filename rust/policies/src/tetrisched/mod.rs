@@ -351,7 +351,11 @@ impl TetriSched {
             if ctx.cluster().can_allocate(g.app, g.priority, node).is_err() {
                 continue;
             }
-            let Some(free) = ctx.cluster().node(node).map(|x| x.available()) else { continue };
+            // Less what this plan already bound to the node (`bind_on_heartbeat`).
+            let Some(free) = ctx.cluster().node(node).map(|x| x.available().saturating_sub(&self.map.held(node)))
+            else {
+                continue;
+            };
             let fit = fits(&free, &cap).min(want - got);
             if fit > 0 {
                 picks.push((node, fit));
@@ -365,7 +369,7 @@ impl TetriSched {
         for (node, n) in picks {
             let b = Bound { app: g.app, priority: g.priority, n, est_ms, width: g.width };
             if self.cfg.bind_on_heartbeat {
-                self.map.add(node, b);
+                self.map.add(node, b, cap);
                 placed += n;
             } else {
                 placed += self.start(ctx, node, b);

@@ -569,3 +569,18 @@ fn a_due_cycle_replaces_bindings_whose_node_never_heartbeated() {
     assert_eq!(placed(&heartbeat(&mut c, 4_100, 1)), vec![(2, 1)]);
     assert_eq!(c.metrics().counter("tetrisched.unapplied_bindings"), 1);
 }
+
+/// A node's whole share starts at its heartbeat, several apps' containers
+/// together (RmBench: 200 nodes of 64 slots, 100 apps × 20).
+#[test]
+fn a_node_starts_its_whole_share_at_one_heartbeat() {
+    let mut c = core("tetrisched", &[("bind_on_heartbeat", "true"), ("elastic_asks", "true")]);
+    node_in_rack(&mut c, 0, "/r0", 4096, 4);
+    node_in_rack(&mut c, 1, "/r0", 4096, 4);
+    app(&mut c, 0, 1, "default", "a", 3, 8_000);
+    app(&mut c, 0, 2, "default", "b", 3, 8_000);
+    let mut got = placed(&heartbeat(&mut c, 0, 0));
+    got.extend(placed(&heartbeat(&mut c, 10, 1)));
+    got.sort();
+    assert_eq!(got.len(), 6, "{got:?}");
+}
