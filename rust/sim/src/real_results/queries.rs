@@ -123,14 +123,16 @@ mod tests {
     const Q: &str = "query,jobs,succeeded,submit_ms,finish_ms,response_ms\n\
         0,1,1,1000,11000,10000\n\
         1,3,3,1000,31000,30000\n\
-        2,3,2,2000,,\n";
+        2,3,2,2000,,\n\
+        3,3,2,2000,9000,7000\n";
 
     #[test]
     fn reads_finished_and_unfinished_queries() {
         let q = parse_queries_csv(Q, "q.csv").unwrap();
-        assert_eq!(q.len(), 3);
-        assert_eq!(q.iter().map(RealQuery::response_s).collect::<Vec<_>>(), [Some(10.0), Some(30.0), None]);
-        assert!(!q[2].finished());
+        assert_eq!(q.len(), 4);
+        // Query 3 has a finish, but one of its jobs did not succeed: unfinished.
+        assert_eq!(q.iter().map(RealQuery::response_s).collect::<Vec<_>>(), [Some(10.0), Some(30.0), None, None]);
+        assert!(!q[2].finished() && !q[3].finished());
         // Columns by name: reordered and extended, the same queries.
         let moved = "response_ms,extra,finish_ms,submit_ms,succeeded,jobs,query\n10000,x,11000,1000,1,1,0\n";
         let m = parse_queries_csv(moved, "m.csv").unwrap();
