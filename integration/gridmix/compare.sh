@@ -7,7 +7,12 @@
 #
 #   integration/gridmix/compare.sh TRACE [SCHEDULERS]
 #
-#   TRACE       a Rumen trace (JSON job objects, e.g. /work/shared/traces/sls/2jobs2min-rumen-jh.json)
+#   TRACE       a Rumen trace (JSON job objects, e.g. /work/shared/traces/sls/2jobs2min-rumen-jh.json),
+#               or a DAG of sleep jobs as `sojourn export-dag` writes it (integration/gridmix/pigmix-compare.sh
+#               makes one from a workload spec): run by PigmixDagRunner, a SleepJob per DAG job submitted
+#               once its query has arrived and its parents have succeeded; each run also writes
+#               queries.csv and the comparison gets a "queries" section. MAX_*_MS and SUBMISSION do not
+#               apply (the DAG file carries its own, capped, task times)
 #   SCHEDULERS  comma- or space-separated, default "sojourn:hfsp,sojourn:fair,capacity,fair":
 #               sojourn:<policy>  org.sojourn.yarn.SojournScheduler with that policy
 #               capacity          YARN's CapacityScheduler
@@ -32,16 +37,24 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 if [ $# -lt 1 ]; then
-  sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 [ -f "$1" ] || { echo "compare.sh: no trace $1" >&2; exit 2; }
 trace=$(readlink -f "$1")
-grep -q '"jobID"' "$trace" || { echo "compare.sh: $1 is not a Rumen trace (no \"jobID\")" >&2; exit 2; }
+dag_header='query,job,name,submit_ms,parents,maps,reduces,map_ms,reduce_ms'
+if [ "$(head -1 "$trace" | tr -d '\r')" = "$dag_header" ]; then
+  mode=dag
+elif grep -q '"jobID"' "$trace"; then
+  mode=gridmix
+else
+  echo "compare.sh: $1 is neither a Rumen trace (no \"jobID\") nor a DAG file (first line '$dag_header')" >&2
+  exit 2
+fi
 scheds=${2:-sojourn:hfsp,sojourn:fair,capacity,fair}
 scheds=${scheds//,/ }
 
-out=${OUT:-$repo/build/gridmix/$(basename "$trace" .json)-$(date +%Y%m%d-%H%M%S)}
+out=${OUT:-$repo/build/gridmix/$(basename "${trace%.*}")-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 out=$(readlink -f "$out")
 target=${CARGO_TARGET_DIR:-$repo/target}
@@ -157,17 +170,24 @@ for spec in $scheds; do
   rm -rf "$dir"
   mkdir -p "$dir"
   write_conf "$spec" "$dir/conf"
-  echo "compare.sh: $spec: GridMix on $(basename "$trace"), ${NODES:-4} NodeManagers ..." >&2
+  if [ "$mode" = dag ]; then
+    what="the DAG $(basename "$trace")"
+    runner=(org.sojourn.yarn.gridmix.PigmixDagRunner --dag "$trace")
+  else
+    what="GridMix on $(basename "$trace")"
+    runner=(org.sojourn.yarn.gridmix.GridmixRunner --trace "$trace" --submission "${SUBMISSION:-REPLAY}"
+      --submit-multiplier "${SUBMIT_MULTIPLIER:-1.0}"
+      --max-map-ms "${MAX_MAP_MS:-10000}" --max-reduce-ms "${MAX_REDUCE_MS:-10000}")
+  fi
+  echo "compare.sh: $spec: $what, ${NODES:-4} NodeManagers ..." >&2
   start=$(date +%s)
   rc=0
   (cd "$dir" && timeout "$timeout_s" java -Xmx"${RUNNER_HEAP:-1g}" "${jflags[@]}" \
       -Djava.library.path="$native" -Dgridmix.log.file="$dir/hadoop.log" \
       -Dlog4j.configuration="file:$dir/conf/log4j.properties" \
-      -cp "$dir/conf:$GRIDMIX_CLASSPATH" org.sojourn.yarn.gridmix.GridmixRunner \
-      --trace "$trace" --out "$dir" --name "$name" --nodes "${NODES:-4}" \
-      --nm-mb "${NM_MB:-4096}" --nm-vcores "${NM_VCORES:-4}" --submission "${SUBMISSION:-REPLAY}" \
-      --submit-multiplier "${SUBMIT_MULTIPLIER:-1.0}" \
-      --max-map-ms "${MAX_MAP_MS:-10000}" --max-reduce-ms "${MAX_REDUCE_MS:-10000}" \
+      -cp "$dir/conf:$GRIDMIX_CLASSPATH" "${runner[@]}" \
+      --out "$dir" --name "$name" --nodes "${NODES:-4}" \
+      --nm-mb "${NM_MB:-4096}" --nm-vcores "${NM_VCORES:-4}" \
       > "$dir/runner.log" 2>&1) || rc=$?
   secs=$(( $(date +%s) - start ))
   jobs_done=0
@@ -175,7 +195,7 @@ for spec in $scheds; do
   echo "compare.sh: $spec: exit $rc after ${secs}s, $jobs_done applications succeeded" >&2
   if [ "$rc" -ne 0 ]; then
     status=1
-    grep -E 'GridmixRunner|Exception|ERROR' "$dir/runner.log" | head -20 >&2 || true
+    grep -E 'GridmixRunner|PigmixDagRunner|Exception|ERROR' "$dir/runner.log" | head -20 >&2 || true
   fi
   echo "$rc $secs" > "$dir/exit"
   [ -f "$dir/jobs.csv" ] && pairs+=("$spec=$dir")

@@ -1,5 +1,5 @@
 //! The `sojourn` command line: `simulate`, `compare`, `policies`, `replay`,
-//! `to-sls`, `sls-compare`, `real-compare`, `single-server`.
+//! `to-sls`, `export-dag`, `sls-compare`, `real-compare`, `single-server`.
 
 use crate::engine::{simulate, NodeFailure, SimConfig, SimError};
 use crate::metrics::{summarize_all, Classes};
@@ -97,6 +97,9 @@ pub enum Command {
         #[arg(long)]
         nodes_out: Option<PathBuf>,
     },
+    /// Write a workload's job DAGs as the CSV the real-cluster runner
+    /// (integration/gridmix/pigmix-compare.sh) submits as SleepJobs.
+    ExportDag(crate::workload::pigmix_dag::export::ExportDagArgs),
     /// How far the simulator is from the real RM: pairs the jobs of
     /// simulator runs with those of SLS runs, or of runs of real MapReduce
     /// jobs (the GridMix runner's), of the same trace, in submission order,
@@ -686,6 +689,7 @@ pub fn run(cli: Cli) -> Result<String, SimError> {
             }
             Ok(format!("{n} jobs written to {} (times / {compress}, {nodes} hosts)\n", out.display()))
         }
+        Command::ExportDag(args) => crate::workload::pigmix_dag::export::cli(&args),
         Command::Fidelity { pairs, csv } => {
             let pairs = pairs.iter().map(|p| crate::fidelity::read_pair(p)).collect::<Result<Vec<_>, _>>()?;
             if let Some(path) = &csv {

@@ -18,6 +18,13 @@
 //! Jobs are matched across runs by name when every name in a run is distinct (GridMix names
 //! its jobs after their place in the trace), else by the application's sequence number.
 //! Percentiles are nearest-rank ([`crate::metrics::Dist`]).
+//!
+//! A run of job DAGs (PigMix's queries, integration/gridmix/pigmix-compare.sh) also has a
+//! `queries.csv` ([`queries`]); when any run has one, the comparison gets a "queries"
+//! section (queries finished, query response mean/p50/p90/p99/max) and the text a table of
+//! response time per query. Without it the output is what it was.
+
+pub mod queries;
 
 use std::fmt::Write as _;
 use std::io::BufRead;
@@ -27,6 +34,7 @@ use crate::engine::SimError;
 use crate::metrics::Dist;
 use crate::report::{self, cdf_plot, Better, Comparison, Description, Metrics, Plot, Unit};
 use crate::workload::text::Lines;
+use queries::RealQuery;
 
 /// One application of one run.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,6 +72,8 @@ impl RealJob {
 pub struct RealRun {
     pub name: String,
     pub jobs: Vec<RealJob>,
+    /// The run's queries.csv, when it has one (a run of job DAGs).
+    pub queries: Option<Vec<RealQuery>>,
 }
 
 impl RealRun {
@@ -168,7 +178,16 @@ pub fn read_real_runs(dirs: &[(String, PathBuf)]) -> Result<Vec<RealRun>, SimErr
             let text = std::fs::read_to_string(&path)
                 .map_err(|e| SimError::Config(format!("cannot read {} (run '{name}'): {e}", path.display())))?;
             let jobs = parse_jobs_csv(&text, &path.display().to_string())?;
-            Ok(RealRun { name: name.clone(), jobs }.keys_by_name())
+            let queries_path = path.with_file_name("queries.csv");
+            let queries = if queries_path.is_file() {
+                let text = std::fs::read_to_string(&queries_path).map_err(|e| {
+                    SimError::Config(format!("cannot read {} (run '{name}'): {e}", queries_path.display()))
+                })?;
+                Some(queries::parse_queries_csv(&text, &queries_path.display().to_string())?)
+            } else {
+                None
+            };
+            Ok(RealRun { name: name.clone(), jobs, queries }.keys_by_name())
         })
         .collect()
 }
@@ -202,7 +221,12 @@ impl RealReport {
         run.jobs.iter().find(|j| j.key == key)
     }
 
-    fn metrics(run: &RealRun) -> Metrics {
+    /// Whether any run has queries (the "queries" section and table are shown).
+    pub fn has_queries(&self) -> bool {
+        self.runs.iter().any(|r| r.queries.is_some())
+    }
+
+    fn metrics(run: &RealRun, with_queries: bool) -> Metrics {
         use Better::*;
         use Unit::*;
         let mut m = Metrics::default();
@@ -213,13 +237,17 @@ impl RealReport {
         m.add("jobs", "makespan_s", "makespan (s)", Number, Lower, true, run.makespan_s());
         m.dist("all jobs", "all", "response_s", "response", " (s)", run.response().as_ref());
         m.dist("all jobs", "all", "wait_s", "AM wait", " (s)", run.wait().as_ref());
+        if with_queries {
+            queries::add_metrics(&mut m, run.queries.as_deref());
+        }
         m
     }
 
     /// Every run's metrics against the run named `baseline`.
     pub fn compare(&self, baseline: &str) -> Result<Comparison, SimError> {
         let names = self.runs.iter().map(|r| r.name.clone()).collect();
-        Comparison::of_metrics(baseline, names, self.runs.iter().map(Self::metrics).collect())
+        let q = self.has_queries();
+        Comparison::of_metrics(baseline, names, self.runs.iter().map(|r| Self::metrics(r, q)).collect())
     }
 
     pub fn description(&self, baseline: &str) -> Description {
@@ -283,11 +311,45 @@ impl RealReport {
         s
     }
 
-    /// What `sojourn real-compare` prints: description, comparison table, per-job table, notes.
+    /// One row per query (in the first run's order), one column per scheduler: response
+    /// time (s), "—" where the query did not finish.
+    pub fn queries_markdown(&self) -> String {
+        let mut keys: Vec<&str> = Vec::new();
+        for q in self.runs.iter().filter_map(|r| r.queries.as_ref()).flatten() {
+            if !keys.contains(&q.query.as_str()) {
+                keys.push(&q.query);
+            }
+        }
+        let mut s = String::from("| query |");
+        for r in &self.runs {
+            let _ = write!(s, " {} |", r.name);
+        }
+        s.push_str("\n|---|");
+        s.push_str(&"---:|".repeat(self.runs.len()));
+        s.push('\n');
+        for key in keys {
+            let _ = write!(s, "| {key} |");
+            for r in &self.runs {
+                let q = r.queries.iter().flatten().find(|q| q.query == key);
+                let v = q.and_then(RealQuery::response_s);
+                let _ = write!(s, " {} |", v.map(|v| format!("{v:.3}")).unwrap_or_else(|| "—".into()));
+            }
+            s.push('\n');
+        }
+        s
+    }
+
+    /// What `sojourn real-compare` prints: description, comparison table, per-job table,
+    /// per-query table (runs of job DAGs only), notes.
     pub fn text(&self, baseline: &str) -> Result<String, SimError> {
         let cmp = self.compare(baseline)?;
+        let per_query = if self.has_queries() {
+            format!("Response time per query (s):\n\n{}\n", self.queries_markdown())
+        } else {
+            String::new()
+        };
         Ok(format!(
-            "{}\n{}\nResponse time per job (s):\n\n{}\n{}\n",
+            "{}\n{}\nResponse time per job (s):\n\n{}\n{per_query}{}\n",
             self.description(baseline).to_text(),
             report::table(&cmp, &report::WriteOptions::default()),
             self.jobs_markdown(),
@@ -380,7 +442,11 @@ mod tests {
         application_2_0003,GRIDMIX000002,default,u,FINISHED,FAILED,2000,0,0,,x\n";
 
     fn report() -> RealReport {
-        let run = |name: &str, text: &str| RealRun { name: name.into(), jobs: parse_jobs_csv(text, name).unwrap() };
+        let run = |name: &str, text: &str| RealRun {
+            name: name.into(),
+            jobs: parse_jobs_csv(text, name).unwrap(),
+            queries: None,
+        };
         RealReport { runs: vec![run("capacity", A).keys_by_name(), run("sojourn:fifo", B).keys_by_name()], label: None }
     }
 
@@ -398,7 +464,7 @@ mod tests {
         assert_eq!(r.job_keys(), ["GRIDMIX000000", "GRIDMIX000001", "GRIDMIX000002"]);
         // Names repeated: keys stay the application numbers.
         let dup = A.replace("GRIDMIX000002", "GRIDMIX000001");
-        let run = RealRun { name: "d".into(), jobs: parse_jobs_csv(&dup, "d").unwrap() }.keys_by_name();
+        let run = RealRun { name: "d".into(), jobs: parse_jobs_csv(&dup, "d").unwrap(), queries: None }.keys_by_name();
         assert_eq!(run.jobs[0].key, "app_0001");
     }
 
@@ -428,6 +494,9 @@ mod tests {
         let t = r.text("capacity").unwrap();
         assert!(t.starts_with("Real cluster: capacity, sojourn:fifo\n"), "{t}");
         assert!(t.contains("vs capacity") && t.contains("| GRIDMIX000002 | 20.000 | — |"), "{t}");
+        // No queries.csv: no queries section, no per-query table, no query columns.
+        assert!(!t.contains("quer"), "{t}");
+        assert!(!report::wide_csv(&r.compare("capacity").unwrap(), "scheduler").contains("query"));
         let csv = r.jobs_csv();
         assert!(csv.starts_with("job,capacity_response_s,capacity_wait_s,sojourn:fifo_response_s"), "{csv}");
         assert!(csv.contains("\nGRIDMIX000002,20.000,4.000,,\n"), "{csv}");
@@ -455,5 +524,53 @@ mod tests {
         assert!(e.contains("'nodir'"), "{e}");
         let e = cli(&["a=/nonexistent/run".into()], None, None, None, None, None).unwrap_err().to_string();
         assert!(e.contains("/nonexistent/run") && e.contains("'a'"), "{e}");
+    }
+
+    /// Two DAG runs read from directories: queries.csv beside jobs.csv gives the
+    /// "queries" section (ratios to the baseline) and the per-query table.
+    #[test]
+    fn queries_csv_beside_jobs_csv_adds_the_queries_section() {
+        let root = std::env::temp_dir().join(format!("sojourn-real-queries-{}", std::process::id()));
+        let write = |run: &str, queries: &str| {
+            let d = root.join(run);
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join("jobs.csv"), A).unwrap();
+            std::fs::write(d.join("queries.csv"), queries).unwrap();
+            format!("{run}={}", d.display())
+        };
+        let h = "query,jobs,succeeded,submit_ms,finish_ms,response_ms\n";
+        let fifo = write("fifo", &format!("{h}0,1,1,1000,11000,10000\n1,2,2,2000,42000,40000\n"));
+        let hfsp = write("hfsp", &format!("{h}0,1,1,1000,6000,5000\n1,2,1,2000,,\n"));
+        let csv = root.join("cmp.csv");
+        let t = cli(&[fifo, hfsp], None, None, Some(&csv), None, None).unwrap();
+        std::fs::remove_dir_all(&root).unwrap();
+        assert!(t.contains("queries finished") && t.contains("query response max (s)"), "{t}");
+        assert!(t.contains("| 1 | 40.000 | — |"), "{t}");
+        let r = RealReport { runs: Vec::new(), label: None };
+        assert!(!r.has_queries());
+        // fifo: responses 10, 40; hfsp: 5 (query 1 unfinished).
+        let runs = vec![
+            RealRun {
+                name: "fifo".into(),
+                jobs: Vec::new(),
+                queries: Some(parse_q(h, "0,1,1,1000,11000,\n1,2,2,2000,42000,\n")),
+            },
+            RealRun {
+                name: "hfsp".into(),
+                jobs: Vec::new(),
+                queries: Some(parse_q(h, "0,1,1,1000,6000,\n1,2,1,2000,,\n")),
+            },
+        ];
+        let c = RealReport { runs, label: None }.compare("fifo").unwrap();
+        let v = |key: &str| c.row(key).unwrap().values.clone();
+        assert_eq!(v("query.finished"), [Some(2.0), Some(1.0)]);
+        assert_eq!(v("query.unfinished"), [Some(0.0), Some(1.0)]);
+        assert_eq!(v("query.response_s.mean"), [Some(25.0), Some(5.0)]);
+        assert_eq!(v("query.response_s.max"), [Some(40.0), Some(5.0)]);
+        assert_eq!(c.row("query.response_s.mean").unwrap().ratios, [Some(1.0), Some(0.2)]);
+    }
+
+    fn parse_q(header: &str, rows: &str) -> Vec<RealQuery> {
+        queries::parse_queries_csv(&format!("{header}{rows}"), "q").unwrap()
     }
 }

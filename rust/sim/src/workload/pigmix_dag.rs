@@ -24,6 +24,8 @@ use super::{pick_weighted, JobDag, JobSpec, TaskGroup};
 use sojourn_core::Rng;
 use std::collections::VecDeque;
 
+pub mod export;
+
 /// Where a job's maps come from.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Input {

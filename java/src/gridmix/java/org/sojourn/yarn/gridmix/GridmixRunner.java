@@ -4,9 +4,6 @@ import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
@@ -14,8 +11,6 @@ import org.apache.hadoop.mapred.gridmix.Gridmix;
 import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
 import org.apache.hadoop.util.ToolRunner;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
-import org.apache.hadoop.yarn.client.api.YarnClient;
-import org.apache.hadoop.yarn.conf.YarnConfiguration;
 
 /**
  * Replays a Rumen trace with Hadoop's GridMix on a local cluster of real daemons: a
@@ -39,53 +34,36 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
  * </pre>
  */
 public final class GridmixRunner {
-  /** Java 17 flags for the AM and task JVMs (yarn.md section 4), as the mini-cluster tests use. */
-  static final String OPENS = "--add-opens java.base/java.lang=ALL-UNNAMED "
-      + "--add-opens java.base/java.util=ALL-UNNAMED --add-opens java.base/java.lang.reflect=ALL-UNNAMED "
-      + "--add-opens java.base/java.net=ALL-UNNAMED --add-opens java.base/java.io=ALL-UNNAMED "
-      + "--add-opens java.base/java.util.concurrent=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED "
-      + "--add-exports java.base/sun.net.dns=ALL-UNNAMED --add-exports java.base/sun.net.util=ALL-UNNAMED";
-
-  /** The header of jobs.csv; `sojourn real-compare` reads these columns by name. */
-  static final String JOBS_HEADER =
-      "app_id,name,queue,user,state,final_status,submit_ms,launch_ms,finish_ms,response_ms";
+  /** The header of jobs.csv (kept here for the tests that name it). */
+  static final String JOBS_HEADER = RealCluster.JOBS_HEADER;
 
   private GridmixRunner() {}
 
   /** The command line, parsed; every error names the offending argument. */
-  static final class Options {
+  static final class Options extends RealCluster.Options {
     File trace;
-    File out;
-    String name = "run";
-    int nodes = 2;
-    int nmMb = 4096;
-    int nmVcores = 4;
     String submission = "REPLAY";
     long maxMapMs = 10000;
     long maxReduceMs = 10000;
     double submitMultiplier = 1.0;
-    final Map<String, String> defines = new LinkedHashMap<>();
 
     static Options parse(String[] args) {
       Options o = new Options();
       for (int i = 0; i < args.length; i++) {
         String a = args[i];
         if (a.startsWith("-D") && a.length() > 2) {
-          define(o, a.substring(2));
+          o.define(a.substring(2));
           continue;
         }
         if (i + 1 >= args.length) {
           throw new IllegalArgumentException("argument " + a + " needs a value");
         }
         String v = args[++i];
+        if (o.accept(a, v)) {
+          continue;
+        }
         switch (a) {
-          case "-D": define(o, v); break;
           case "--trace": o.trace = new File(v); break;
-          case "--out": o.out = new File(v); break;
-          case "--name": o.name = v; break;
-          case "--nodes": o.nodes = positiveInt(a, v); break;
-          case "--nm-mb": o.nmMb = positiveInt(a, v); break;
-          case "--nm-vcores": o.nmVcores = positiveInt(a, v); break;
           case "--submission":
             o.submission = v.toUpperCase(java.util.Locale.ROOT);
             if (!o.submission.equals("REPLAY") && !o.submission.equals("SERIAL")
@@ -93,8 +71,8 @@ public final class GridmixRunner {
               throw new IllegalArgumentException("--submission " + v + ": not REPLAY, SERIAL or STRESS");
             }
             break;
-          case "--max-map-ms": o.maxMapMs = positiveInt(a, v); break;
-          case "--max-reduce-ms": o.maxReduceMs = positiveInt(a, v); break;
+          case "--max-map-ms": o.maxMapMs = RealCluster.positiveInt(a, v); break;
+          case "--max-reduce-ms": o.maxReduceMs = RealCluster.positiveInt(a, v); break;
           case "--submit-multiplier":
             try {
               o.submitMultiplier = Double.parseDouble(v);
@@ -116,26 +94,6 @@ public final class GridmixRunner {
       }
       return o;
     }
-
-    private static void define(Options o, String kv) {
-      int eq = kv.indexOf('=');
-      if (eq <= 0) {
-        throw new IllegalArgumentException("-D " + kv + ": not key=value");
-      }
-      o.defines.put(kv.substring(0, eq), kv.substring(eq + 1));
-    }
-
-    private static int positiveInt(String arg, String v) {
-      try {
-        int n = Integer.parseInt(v);
-        if (n > 0) {
-          return n;
-        }
-      } catch (NumberFormatException e) {
-        // reported below
-      }
-      throw new IllegalArgumentException(arg + " " + v + ": not a positive integer");
-    }
   }
 
   public static void main(String[] args) throws Exception {
@@ -150,34 +108,6 @@ public final class GridmixRunner {
     int rc = run(o);
     // Hadoop leaves non-daemon threads behind (metrics, IPC); the run is over.
     System.exit(rc);
-  }
-
-  /** The cluster's configuration: the scheduler from yarn-site.xml, small MR containers. */
-  static Configuration clusterConf(Options o) {
-    Configuration conf = new YarnConfiguration();
-    // MiniYARNCluster sizes each NodeManager from the first key.
-    conf.setInt(YarnConfiguration.YARN_MINICLUSTER_NM_PMEM_MB, o.nmMb);
-    conf.setInt(YarnConfiguration.NM_PMEM_MB, o.nmMb);
-    conf.setInt(YarnConfiguration.NM_VCORES, o.nmVcores);
-    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 128);
-    // Task JVMs use more virtual memory than their container on Java 17; the machine is
-    // shared, so physical limits are not what is measured here either.
-    conf.setBoolean(YarnConfiguration.NM_VMEM_CHECK_ENABLED, false);
-    conf.setBoolean(YarnConfiguration.NM_PMEM_CHECK_ENABLED, false);
-    // A stopping NodeManager waits this long for its containers (default 5 s each).
-    conf.setLong(YarnConfiguration.NM_PROCESS_KILL_WAIT_MS, 1000);
-    conf.setInt("yarn.app.mapreduce.am.resource.mb", 512);
-    conf.set("yarn.app.mapreduce.am.command-opts", "-Xmx320m -XX:TieredStopAtLevel=1 " + OPENS);
-    conf.setInt("mapreduce.map.memory.mb", 384);
-    conf.setInt("mapreduce.reduce.memory.mb", 384);
-    conf.set("mapreduce.map.java.opts", "-Xmx200m -XX:TieredStopAtLevel=1 " + OPENS);
-    conf.set("mapreduce.reduce.java.opts", "-Xmx200m -XX:TieredStopAtLevel=1 " + OPENS);
-    conf.setBoolean("mapreduce.map.speculative", false);
-    conf.setBoolean("mapreduce.reduce.speculative", false);
-    for (Map.Entry<String, String> d : o.defines.entrySet()) {
-      conf.set(d.getKey(), d.getValue());
-    }
-    return conf;
   }
 
   /** GridMix's settings: sleep jobs, no data, capped task times, no emulation of anything else. */
@@ -206,18 +136,13 @@ public final class GridmixRunner {
     if (!o.out.isDirectory() && !o.out.mkdirs()) {
       throw new IOException("cannot create --out " + o.out);
     }
-    Configuration conf = clusterConf(o);
-    String scheduler = conf.get(YarnConfiguration.RM_SCHEDULER, YarnConfiguration.DEFAULT_RM_SCHEDULER);
-    System.out.printf("GridmixRunner: %s: %d NodeManagers of %d MB/%d vcores, scheduler %s%s%n",
-        o.name, o.nodes, o.nmMb, o.nmVcores, scheduler,
-        conf.get("yarn.scheduler.sojourn.policy") == null ? ""
-            : " (policy " + conf.get("yarn.scheduler.sojourn.policy") + ")");
+    Configuration conf = RealCluster.conf(o);
+    RealCluster.announce("GridmixRunner", o, conf);
     long t0 = System.currentTimeMillis();
-    MiniMRYarnCluster cluster = new MiniMRYarnCluster("gridmix-" + o.name.replaceAll("[^A-Za-z0-9-]", "-"),
-        o.nodes);
+    MiniMRYarnCluster cluster = RealCluster.create("gridmix", o);
     int gridmixRc = -1;
     String error = null;
-    List<ApplicationReport> apps = new ArrayList<>();
+    List<ApplicationReport> apps;
     long tGridmix = 0;
     try {
       cluster.init(conf);
@@ -244,34 +169,11 @@ public final class GridmixRunner {
         e.printStackTrace();
       }
       tGridmix = System.currentTimeMillis() - tg;
-      YarnClient yc = YarnClient.createYarnClient();
-      yc.init(cluster.getConfig());
-      yc.start();
-      try {
-        apps.addAll(yc.getApplications());
-      } finally {
-        yc.stop();
-      }
+      apps = RealCluster.applications(cluster);
     } finally {
-      stop(cluster);
+      RealCluster.stop(cluster);
     }
-    apps.sort(Comparator.comparing(a -> a.getApplicationId()));
-    int succeeded = 0;
-    try (PrintWriter w = new PrintWriter(new File(o.out, "jobs.csv"), StandardCharsets.UTF_8.name())) {
-      w.println(JOBS_HEADER);
-      for (ApplicationReport a : apps) {
-        boolean ok = "SUCCEEDED".equals(String.valueOf(a.getFinalApplicationStatus()));
-        if (ok) {
-          succeeded++;
-        }
-        long submit = a.getStartTime();
-        long launch = a.getLaunchTime();
-        long finish = a.getFinishTime();
-        w.printf("%s,%s,%s,%s,%s,%s,%d,%d,%d,%s%n", a.getApplicationId(), csv(a.getName()), csv(a.getQueue()),
-            csv(a.getUser()), a.getYarnApplicationState(), a.getFinalApplicationStatus(), submit, launch, finish,
-            finish > 0 ? Long.toString(finish - submit) : "");
-      }
-    }
+    int succeeded = RealCluster.writeJobsCsv(o.out, apps);
     boolean ok = error == null && gridmixRc == 0 && !apps.isEmpty() && succeeded == apps.size();
     if (error == null && gridmixRc != 0) {
       error = "GridMix exited " + gridmixRc;
@@ -285,8 +187,7 @@ public final class GridmixRunner {
           + "\"nm_mb\":%d,\"nm_vcores\":%d,\"submission\":\"%s\",\"max_map_ms\":%d,\"max_reduce_ms\":%d,"
           + "\"gridmix_exit\":%d,\"applications\":%d,\"succeeded\":%d,\"gridmix_s\":%.1f,\"wall_s\":%.1f,"
           + "\"ok\":%b,\"error\":%s}%n",
-          json(o.name), json(scheduler), conf.get("yarn.scheduler.sojourn.policy") == null ? "null"
-              : "\"" + json(conf.get("yarn.scheduler.sojourn.policy")) + "\"",
+          json(o.name), json(RealCluster.scheduler(conf)), RealCluster.policyJson(conf),
           json(o.trace.getAbsolutePath()), o.nodes, o.nmMb, o.nmVcores, o.submission, o.maxMapMs,
           o.maxReduceMs, gridmixRc, apps.size(), succeeded, tGridmix / 1000.0,
           (System.currentTimeMillis() - t0) / 1000.0, ok, error == null ? "null" : "\"" + json(error) + "\"");
@@ -296,27 +197,7 @@ public final class GridmixRunner {
     return ok ? 0 : 1;
   }
 
-  /**
-   * Stops the cluster, waiting at most 20 s: a stopping NodeManager waits for applications
-   * the RM no longer tells it about (about 17 s each, one after the other), though every
-   * job is over and its containers have exited by then.
-   */
-  static void stop(MiniMRYarnCluster cluster) throws InterruptedException {
-    Thread t = new Thread(cluster::stop, "cluster-stop");
-    t.setDaemon(true);
-    t.start();
-    t.join(20000);
-    if (t.isAlive()) {
-      System.out.println("GridmixRunner: the cluster had not stopped after 20 s; exiting anyway");
-    }
-  }
-
-  /** A CSV field: commas and quotes would shift columns, so they become spaces. */
-  static String csv(String s) {
-    return s == null ? "" : s.replace(',', ' ').replace('"', ' ').replace('\n', ' ');
-  }
-
-  static String json(String s) {
-    return s.replace("\\", "\\\\").replace("\"", "\\\"");
+  private static String json(String s) {
+    return RealCluster.json(s);
   }
 }
