@@ -267,10 +267,16 @@ impl RealReport {
     }
 
     pub fn notes(&self) -> String {
-        "Response time is finish − submission of the RM's application report, for applications whose final \
-         status is SUCCEEDED; AM wait is submission to the AM container's launch. Percentiles are nearest-rank. \
-         Jobs are matched across runs by name (GridMix's GRIDMIXnnnnnn), else by application number."
-            .to_string()
+        let mut n = String::from(
+            "Response time is finish − submission of the RM's application report, for applications whose final \
+             status is SUCCEEDED; AM wait is submission to the AM container's launch. Percentiles are nearest-rank. \
+             Jobs are matched across runs by name (GridMix's GRIDMIXnnnnnn, a DAG's job names), else by \
+             application number.",
+        );
+        if self.has_queries() {
+            n.push_str(" A query's response runs from its first job's submission to its last job's finish.");
+        }
+        n
     }
 
     /// One row per job: `job,<scheduler>_response_s,…` (empty where a job did not succeed).
