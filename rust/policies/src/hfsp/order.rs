@@ -30,8 +30,11 @@ pub(crate) struct OrderIndex {
 /// count under FSPE+PS, so then the moving ones are ranked at the start;
 /// either way the walk meets the order as it stood at its start.
 pub(crate) struct OrderWalk {
-    /// The best fixed rank not walked yet.
-    fixed_next: Option<(Rank, Key)>,
+    /// The last fixed rank walked.
+    last_fixed: Option<(Rank, Key)>,
+    /// The best fixed rank not walked yet, once looked up: a heartbeat
+    /// usually fills its node from the first phase and looks no further.
+    fixed_next: Option<Option<(Rank, Key)>>,
     /// The moving ranks, best first, once ranked.
     moving: Option<Vec<(Rank, Key)>>,
     next_moving: usize,
@@ -40,13 +43,18 @@ pub(crate) struct OrderWalk {
 impl OrderWalk {
     /// The next phase in the order, with its rank, without moving on.
     pub(crate) fn peek(&mut self, h: &Hfsp) -> Option<(Rank, Key)> {
+        let last = self.last_fixed;
+        let fixed = *self.fixed_next.get_or_insert_with(|| match last {
+            Some(l) => h.order_index.fixed.range((Excluded(l), Unbounded)).next().copied(),
+            None => h.order_index.fixed.first().copied(),
+        });
         // Without FSPE+PS every moving rank is size-based (class 2), and no
         // fixed one is: the fixed ones all come first.
-        if self.moving.is_none() && self.fixed_next.is_some() {
-            return self.fixed_next;
+        if self.moving.is_none() && fixed.is_some() {
+            return fixed;
         }
         let moving = self.moving.get_or_insert_with(|| h.moving_ranked());
-        match (self.fixed_next, moving.get(self.next_moving).copied()) {
+        match (fixed, moving.get(self.next_moving).copied()) {
             (Some(f), Some(m)) => Some(f.min(m)),
             (f, m) => f.or(m),
         }
@@ -55,8 +63,9 @@ impl OrderWalk {
     /// The next phase in the order, with its rank.
     pub(crate) fn next(&mut self, h: &Hfsp) -> Option<(Rank, Key)> {
         let entry = self.peek(h)?;
-        if Some(entry) == self.fixed_next {
-            self.fixed_next = h.order_index.fixed.range((Excluded(entry), Unbounded)).next().copied();
+        if self.fixed_next == Some(Some(entry)) {
+            self.last_fixed = Some(entry);
+            self.fixed_next = None;
         } else {
             self.next_moving += 1;
         }
@@ -133,7 +142,8 @@ impl Hfsp {
     /// A walk over the order from its best phase.
     pub(crate) fn order_walk(&self) -> OrderWalk {
         OrderWalk {
-            fixed_next: self.order_index.fixed.first().copied(),
+            last_fixed: None,
+            fixed_next: None,
             moving: self.cfg.late_ps.then(|| self.moving_ranked()),
             next_moving: 0,
         }
