@@ -3,20 +3,21 @@
 //! phase itself changes (tiny phases by submission; late phases by virtual
 //! finish under FSPE) or moves with the virtual clock (the size-based
 //! queue by V, which every aging step changes; late phases under FSPE+PS,
-//! whose key is their live task count). The first kind sits in an ordered
-//! set, refiled when its phase changes; only the second is ranked afresh
+//! whose key is their live task count). The first kind sits in a sorted
+//! vector, refiled when its phase changes; only the second is ranked afresh
 //! at each use, and the two are merged. On a loaded cluster most waiting
 //! phases are late (virtually done, really not), so a heartbeat ranks a
 //! few phases instead of every phase.
 
 use super::*;
-use std::ops::Bound::{Excluded, Unbounded};
 
 /// Every phase not really done, filed by whether its rank moves.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct OrderIndex {
-    /// Phases whose rank holds until they change, by rank.
-    fixed: BTreeSet<(Rank, Key)>,
+    /// Phases whose rank holds until they change, sorted by rank: a
+    /// sorted vector, as phases change far less often than heartbeats walk
+    /// the order.
+    fixed: Vec<(Rank, Key)>,
     /// Each phase of `fixed` with the rank it is filed under.
     fixed_rank: BTreeMap<Key, Rank>,
     /// Phases whose rank moves with the virtual clock or their tasks.
@@ -30,11 +31,8 @@ pub(crate) struct OrderIndex {
 /// count under FSPE+PS, so then the moving ones are ranked at the start;
 /// either way the walk meets the order as it stood at its start.
 pub(crate) struct OrderWalk {
-    /// The last fixed rank walked.
-    last_fixed: Option<(Rank, Key)>,
-    /// The best fixed rank not walked yet, once looked up: a heartbeat
-    /// usually fills its node from the first phase and looks no further.
-    fixed_next: Option<Option<(Rank, Key)>>,
+    /// Where the walk is in the fixed ranks.
+    next_fixed: usize,
     /// The moving ranks, best first, once ranked.
     moving: Option<Vec<(Rank, Key)>>,
     next_moving: usize,
@@ -43,11 +41,7 @@ pub(crate) struct OrderWalk {
 impl OrderWalk {
     /// The next phase in the order, with its rank, without moving on.
     pub(crate) fn peek(&mut self, h: &Hfsp) -> Option<(Rank, Key)> {
-        let last = self.last_fixed;
-        let fixed = *self.fixed_next.get_or_insert_with(|| match last {
-            Some(l) => h.order_index.fixed.range((Excluded(l), Unbounded)).next().copied(),
-            None => h.order_index.fixed.first().copied(),
-        });
+        let fixed = h.order_index.fixed.get(self.next_fixed).copied();
         // Without FSPE+PS every moving rank is size-based (class 2), and no
         // fixed one is: the fixed ones all come first.
         if self.moving.is_none() && fixed.is_some() {
@@ -63,9 +57,8 @@ impl OrderWalk {
     /// The next phase in the order, with its rank.
     pub(crate) fn next(&mut self, h: &Hfsp) -> Option<(Rank, Key)> {
         let entry = self.peek(h)?;
-        if self.fixed_next == Some(Some(entry)) {
-            self.last_fixed = Some(entry);
-            self.fixed_next = None;
+        if h.order_index.fixed.get(self.next_fixed) == Some(&entry) {
+            self.next_fixed += 1;
         } else {
             self.next_moving += 1;
         }
@@ -90,7 +83,9 @@ impl Hfsp {
     pub(crate) fn refile(&mut self, key: Key) {
         let mut index = std::mem::take(&mut self.order_index);
         if let Some(r) = index.fixed_rank.remove(&key) {
-            index.fixed.remove(&(r, key));
+            if let Ok(i) = index.fixed.binary_search(&(r, key)) {
+                index.fixed.remove(i);
+            }
         }
         index.moving.remove(&key);
         self.file(&mut index, key);
@@ -105,7 +100,9 @@ impl Hfsp {
             index.moving.insert(key);
         } else {
             let r = self.rank(key, p, vp, None);
-            index.fixed.insert((r, key));
+            // Not filed (the caller made sure), so not found.
+            let (Ok(i) | Err(i)) = index.fixed.binary_search(&(r, key));
+            index.fixed.insert(i, (r, key));
             index.fixed_rank.insert(key, r);
         }
     }
@@ -141,12 +138,7 @@ impl Hfsp {
 
     /// A walk over the order from its best phase.
     pub(crate) fn order_walk(&self) -> OrderWalk {
-        OrderWalk {
-            last_fixed: None,
-            fixed_next: None,
-            moving: self.cfg.late_ps.then(|| self.moving_ranked()),
-            next_moving: 0,
-        }
+        OrderWalk { next_fixed: 0, moving: self.cfg.late_ps.then(|| self.moving_ranked()), next_moving: 0 }
     }
 
     /// Phases not really done, best first.
