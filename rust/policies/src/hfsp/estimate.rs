@@ -123,7 +123,8 @@ fn set_final(h: &mut Hfsp, key: Key, s: f64, mut tasks: Tasks) {
         tasks.scale(h.virtual_size(key) / p.s_initial);
     }
     h.pools[k].replace_tasks(key, tasks);
-    // The phase leaves training; its running training tasks become ordinary.
+    h.refile(key); // may be virtually done now
+                   // The phase leaves training; its running training tasks become ordinary.
     let live: Vec<ContainerId> = h.phases[&key].live.iter().copied().collect();
     for cid in live {
         if let Some(ci) = h.containers.get_mut(&cid) {

@@ -112,11 +112,14 @@
 
 mod config;
 pub mod estimate;
+mod order;
 mod phases;
 mod placement;
 pub mod preempt;
 pub mod virtual_cluster;
 
+#[cfg(test)]
+mod order_props;
 #[cfg(test)]
 mod tests;
 
@@ -125,8 +128,7 @@ use sojourn_core::{
     AppId, Cluster, ContainerId, ContainerState, Ctx, Decision, Event, NodeId, Outcome, Params, Phase, Policy,
     Resources, Result, Time, TimerTable,
 };
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::collections::{BTreeMap, BTreeSet};
 use virtual_cluster::{Pool, Tasks, VPhase};
 
 pub fn build(p: &Params) -> Result<Box<dyn Policy>> {
@@ -247,6 +249,8 @@ pub struct Hfsp {
     pub(crate) pools: [Pool<Key>; 2],
     /// The containers preemption and resumption look at (preempt.rs).
     pub(crate) index: preempt::Index,
+    /// The real order's phases, filed by whether their rank moves (order.rs).
+    pub(crate) order_index: order::OrderIndex,
     last: Option<Time>,
     /// Running training tasks per type (T_curr).
     pub(crate) train_running: [u32; 2],
@@ -316,6 +320,7 @@ impl Hfsp {
             containers: BTreeMap::new(),
             pools,
             index: preempt::Index::default(),
+            order_index: order::OrderIndex::default(),
             last: None,
             train_running: [0, 0],
             history: [(0.0, 0), (0.0, 0)],
@@ -361,42 +366,6 @@ impl Hfsp {
             },
             None => (1, 0, p.seq),
         }
-    }
-
-    /// Phases not really done, best first.
-    pub fn order(&self) -> Vec<Key> {
-        let mut v = self.ranked();
-        // Keys are unique, so an unstable sort gives the one order.
-        v.sort_unstable();
-        v.into_iter().map(|(_, k)| k).collect()
-    }
-
-    /// [`Hfsp::order`] as a heap, best on top: a scheduling opportunity
-    /// usually fills its node from the first phases, so it pops those
-    /// rather than sorting every phase (keys are unique, so the pops come
-    /// in the order's sequence).
-    pub(crate) fn order_heap(&self) -> BinaryHeap<Reverse<(Rank, Key)>> {
-        self.ranked().into_iter().map(Reverse).collect()
-    }
-
-    /// Each phase not really done with its rank, in key order. Called on
-    /// every scheduling opportunity, so it walks the phases and the pools'
-    /// phases together (all keyed by `Key`, in the same order) rather than
-    /// looking each phase up in its pool.
-    fn ranked(&self) -> Vec<(Rank, Key)> {
-        let finish =
-            self.cfg.order_by_finish.then(|| [self.pools[0].projected_finish(), self.pools[1].projected_finish()]);
-        let mut virtual_phases = [self.pools[0].phases.iter().peekable(), self.pools[1].phases.iter().peekable()];
-        let mut v: Vec<(Rank, Key)> = Vec::with_capacity(self.phases.len());
-        for (k, p) in &self.phases {
-            let pool = &mut virtual_phases[k.1 as usize];
-            while pool.next_if(|(vk, _)| *vk < k).is_some() {}
-            let vp = pool.next_if(|(vk, _)| *vk == k).map(|(_, vp)| vp);
-            if !p.real_done {
-                v.push((self.rank(*k, p, vp, finish.as_ref()), *k));
-            }
-        }
-        v
     }
 
     /// The virtual slots (MAP, REDUCE) a node of this capacity gives.
@@ -449,6 +418,8 @@ impl Hfsp {
                         self.pools[k].remove(key);
                         self.phases.remove(&key);
                     }
+                    // Virtually done: late now, or gone.
+                    self.refile(key);
                 }
             }
         }

@@ -23,13 +23,17 @@ impl Hfsp {
                 Some(p) => {
                     // An app that asks again after its phase completed
                     // revives it (not MapReduce's way, but any AM may).
-                    if p.real_done && outstanding > 0 {
+                    let revived = p.real_done && outstanding > 0;
+                    if revived {
                         p.real_done = false;
                     }
                     let live = u32::try_from(p.live.len()).unwrap_or(u32::MAX);
                     p.n = p.n.max(outstanding.saturating_add(live).saturating_add(p.finished));
                     if outstanding == 0 {
                         p.locality_wait = None; // nothing waits for locality
+                    }
+                    if revived {
+                        self.refile(key);
                     }
                 }
                 None if outstanding > 0 => self.create_phase(key, submit, outstanding, est),
@@ -77,6 +81,7 @@ impl Hfsp {
                 locality_wait: None,
             },
         );
+        self.refile(key);
     }
 
     /// s̄ for S_i (§2.3): the task-weighted mean task time of the completed
@@ -203,6 +208,7 @@ impl Hfsp {
             self.pools[k].remove(key);
             self.phases.remove(&key);
         }
+        self.refile(key);
     }
 
     pub(super) fn on_completed(&mut self, ctx: &mut Ctx<'_>, cid: ContainerId, outcome: Outcome) {

@@ -5,7 +5,6 @@
 //! wait (§7.18).
 
 use super::*;
-use std::cmp::Reverse;
 
 impl Hfsp {
     /// Places one container of `key` on `node`: resume a suspended one
@@ -235,14 +234,15 @@ impl Hfsp {
             return;
         }
         // Tiny phases outrank training (size 0).
-        let mut order = self.order_heap();
+        debug_assert_eq!(self.order(), self.order_by_full_sort(), "the order index went stale");
+        let mut order = self.order_walk();
         let mut budget = self.size_based_budget(ctx.cluster());
         let mut quota = self.pool_room(ctx.cluster());
         // Tiny phases rank first (`rank`'s class 0), so they are the order's
         // head; the size-based pass below skips them anyway.
         let mut tiny: Vec<Key> = Vec::new();
-        while let Some(&Reverse((_, key))) = order.peek().filter(|Reverse((_, k))| self.phases[k].tiny) {
-            order.pop();
+        while let Some((_, key)) = order.peek(self).filter(|(_, k)| self.phases[k].tiny) {
+            order.next(self);
             tiny.push(key);
         }
         for key in tiny {
@@ -277,7 +277,7 @@ impl Hfsp {
         }
         // Late phases, then the size-based queue (step 2).
         while crate::common::node_has_room(ctx.cluster(), node) {
-            let Some(Reverse((_, key))) = order.pop() else { break };
+            let Some((_, key)) = order.next(self) else { break };
             if self.phases.get(&key).is_some_and(|p| !p.tiny) {
                 self.fill(ctx, key, node, &mut budget, &mut quota);
             }

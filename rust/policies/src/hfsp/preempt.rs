@@ -372,12 +372,17 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
     // Demand, best first: training tasks (may preempt anyone below late
     // phases), then each phase's outstanding asks.
     let mut demand: Vec<(usize, Key, u64)> = Vec::new();
+    // Training demand ranks at the size-based queue's head, the same place
+    // for every candidate: found once, when first wanted.
+    let mut sized_head: Option<usize> = None;
     for kind in [Kind::Map, Kind::Reduce] {
         let mut room = h.cfg.train_slots[kind as usize].saturating_sub(h.train_running[kind as usize]);
         for key in h.training_candidates(cluster, kind) {
             let want = h.training_wanted(key).min(Hfsp::pending(cluster, key).0).min(room);
             room -= want;
-            let pos = order.iter().position(|k| !h.phases[k].tiny && !h.is_late(*k)).unwrap_or(order.len());
+            let pos = *sized_head.get_or_insert_with(|| {
+                order.iter().position(|k| !h.phases[k].tiny && !h.is_late(*k)).unwrap_or(order.len())
+            });
             if want > 0 {
                 demand.push((pos, key, want as u64));
             }

@@ -1,0 +1,174 @@
+//! The real order (§1.7, A5) kept as an index rather than re-sorted on
+//! every scheduling opportunity. A phase's rank either stays put until the
+//! phase itself changes (tiny phases by submission; late phases by virtual
+//! finish under FSPE) or moves with the virtual clock (the size-based
+//! queue by V, which every aging step changes; late phases under FSPE+PS,
+//! whose key is their live task count). The first kind sits in a sorted
+//! vector, refiled when its phase changes; only the second is ranked afresh
+//! at each use, and the two are merged. On a loaded cluster most waiting
+//! phases are late (virtually done, really not), so a heartbeat ranks a
+//! few phases instead of every phase.
+
+use super::*;
+
+/// Every phase not really done, filed by whether its rank moves.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct OrderIndex {
+    /// Phases whose rank holds until they change, sorted by rank: a
+    /// sorted vector, as phases change far less often than heartbeats walk
+    /// the order.
+    fixed: Vec<(Rank, Key)>,
+    /// Each phase of `fixed` with the rank it is filed under.
+    fixed_rank: BTreeMap<Key, Rank>,
+    /// Phases whose rank moves with the virtual clock or their tasks.
+    moving: BTreeSet<Key>,
+}
+
+/// A walk over the order, best first, for a scheduling opportunity: the
+/// fixed ranks read from the index as it goes, the moving ones ranked when
+/// the walk first reaches them. Nothing a scheduling opportunity does after
+/// it starts (placing, resuming) changes a rank, except a late phase's live
+/// count under FSPE+PS, so then the moving ones are ranked at the start;
+/// either way the walk meets the order as it stood at its start.
+pub(crate) struct OrderWalk {
+    /// Where the walk is in the fixed ranks.
+    next_fixed: usize,
+    /// The moving ranks, best first, once ranked.
+    moving: Option<Vec<(Rank, Key)>>,
+    next_moving: usize,
+}
+
+impl OrderWalk {
+    /// The next phase in the order, with its rank, without moving on.
+    pub(crate) fn peek(&mut self, h: &Hfsp) -> Option<(Rank, Key)> {
+        let fixed = h.order_index.fixed.get(self.next_fixed).copied();
+        // Without FSPE+PS every moving rank is size-based (class 2), and no
+        // fixed one is: the fixed ones all come first.
+        if self.moving.is_none() && fixed.is_some() {
+            return fixed;
+        }
+        let moving = self.moving.get_or_insert_with(|| h.moving_ranked());
+        match (fixed, moving.get(self.next_moving).copied()) {
+            (Some(f), Some(m)) => Some(f.min(m)),
+            (f, m) => f.or(m),
+        }
+    }
+
+    /// The next phase in the order, with its rank.
+    pub(crate) fn next(&mut self, h: &Hfsp) -> Option<(Rank, Key)> {
+        let entry = self.peek(h)?;
+        if h.order_index.fixed.get(self.next_fixed) == Some(&entry) {
+            self.next_fixed += 1;
+        } else {
+            self.next_moving += 1;
+        }
+        Some(entry)
+    }
+}
+
+impl Hfsp {
+    /// Whether a phase's rank moves on its own (see the module doc).
+    fn rank_moves(&self, p: &PhaseState, vp: Option<&VPhase>) -> bool {
+        match vp {
+            _ if p.tiny => false,
+            Some(vp) => vp.finish_seq.is_none() || self.cfg.late_ps,
+            None => false,
+        }
+    }
+
+    /// Files a phase in the order index from its current state; called
+    /// after anything that may change where it ranks or whether it is in
+    /// the order (created, virtually done, sized, really done, revived,
+    /// forgotten).
+    pub(crate) fn refile(&mut self, key: Key) {
+        let mut index = std::mem::take(&mut self.order_index);
+        if let Some(r) = index.fixed_rank.remove(&key) {
+            if let Ok(i) = index.fixed.binary_search(&(r, key)) {
+                index.fixed.remove(i);
+            }
+        }
+        index.moving.remove(&key);
+        self.file(&mut index, key);
+        self.order_index = index;
+    }
+
+    /// Files a phase not filed yet.
+    fn file(&self, index: &mut OrderIndex, key: Key) {
+        let Some(p) = self.phases.get(&key).filter(|p| !p.real_done) else { return };
+        let vp = self.pools[key.1 as usize].phases.get(&key);
+        if self.rank_moves(p, vp) {
+            index.moving.insert(key);
+        } else {
+            let r = self.rank(key, p, vp, None);
+            // Not filed (the caller made sure), so not found.
+            let (Ok(i) | Err(i)) = index.fixed.binary_search(&(r, key));
+            index.fixed.insert(i, (r, key));
+            index.fixed_rank.insert(key, r);
+        }
+    }
+
+    /// The index filed afresh from every phase: what the kept one must be.
+    #[cfg(test)]
+    pub(crate) fn order_index_from_scratch(&self) -> OrderIndex {
+        let mut index = OrderIndex::default();
+        for key in self.phases.keys() {
+            self.file(&mut index, *key);
+        }
+        index
+    }
+
+    /// The phases whose rank moves, ranked now, best first.
+    fn moving_ranked(&self) -> Vec<(Rank, Key)> {
+        let index = &self.order_index;
+        // Projected finish times only when some phase is ranked by them.
+        let finish = (self.cfg.order_by_finish && !index.moving.is_empty())
+            .then(|| [self.pools[0].projected_finish(), self.pools[1].projected_finish()]);
+        let mut v: Vec<(Rank, Key)> = index
+            .moving
+            .iter()
+            .filter_map(|k| {
+                let p = self.phases.get(k)?;
+                Some((self.rank(*k, p, self.pools[k.1 as usize].phases.get(k), finish.as_ref()), *k))
+            })
+            .collect();
+        // Keys are unique, so an unstable sort gives the one order.
+        v.sort_unstable();
+        v
+    }
+
+    /// A walk over the order from its best phase.
+    pub(crate) fn order_walk(&self) -> OrderWalk {
+        OrderWalk { next_fixed: 0, moving: self.cfg.late_ps.then(|| self.moving_ranked()), next_moving: 0 }
+    }
+
+    /// Phases not really done, best first.
+    pub fn order(&self) -> Vec<Key> {
+        let mut out = Vec::with_capacity(self.order_index.fixed.len() + self.order_index.moving.len());
+        let mut fixed = self.order_index.fixed.iter().peekable();
+        let mut moving = self.moving_ranked().into_iter().peekable();
+        loop {
+            let take_fixed = match (fixed.peek(), moving.peek()) {
+                (Some(f), Some(m)) => *f < m,
+                (f, m) => f.is_some() || m.is_none(),
+            };
+            let next = if take_fixed { fixed.next().copied() } else { moving.next() };
+            let Some((_, key)) = next else { return out };
+            out.push(key);
+        }
+    }
+
+    /// [`Hfsp::order`] by ranking and sorting every phase: what the index
+    /// must always agree with.
+    pub(crate) fn order_by_full_sort(&self) -> Vec<Key> {
+        let finish =
+            self.cfg.order_by_finish.then(|| [self.pools[0].projected_finish(), self.pools[1].projected_finish()]);
+        let mut v: Vec<(Rank, Key)> = self
+            .phases
+            .iter()
+            .filter(|(_, p)| !p.real_done)
+            .map(|(k, p)| (self.rank(*k, p, self.pools[k.1 as usize].phases.get(k), finish.as_ref()), *k))
+            .collect();
+        v.sort_unstable();
+        v.into_iter().map(|(_, k)| k).collect()
+    }
+}

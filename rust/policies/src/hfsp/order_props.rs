@@ -1,0 +1,56 @@
+//! Property test of the order index (order.rs): through random apps, asks,
+//! heartbeats, completions, departures, node removals and time (which ages
+//! the virtual cluster, so phases turn late and leave), the index is the
+//! one filed afresh from every phase, and the order read from it, and the
+//! walk a scheduling opportunity takes over it, are always the order a full
+//! re-sort of every phase gives.
+
+use super::Hfsp;
+use crate::test_support::props::{self, OpSpace, Setup};
+use proptest::prelude::*;
+use std::collections::BTreeMap;
+
+/// Tiny, training, late (FSPE and FSPE+PS), sized and size-based phases,
+/// under each preemption mode and both size-based keys; short initial
+/// sizes and fast aging, so phases turn virtually done within a run.
+const SETTINGS: &[&[(&str, &str)]] = &[
+    &[("tiny_threshold", "2"), ("training_tasks", "1"), ("initial_task_ms", "2000")],
+    &[("tiny_threshold", "3"), ("training_tasks", "2"), ("initial_task_ms", "500"), ("late_policy", "ps")],
+    &[("tiny_threshold", "2"), ("training_tasks", "0"), ("aging_speed", "4"), ("preemption", "suspend")],
+    &[("tiny_threshold", "2"), ("training_tasks", "1"), ("order", "virtual_finish"), ("preemption", "kill")],
+    &[("training_tasks", "1"), ("initial_task_ms", "1000"), ("late_policy", "ps"), ("preemption", "suspend")],
+    &[("tiny_threshold", "1"), ("training_tasks", "1"), ("keep_aging", "true"), ("aging_speed", "3")],
+];
+
+/// Many apps and asks, so that several phases wait at once; node removals
+/// and AM asks in the mix, time in steps up to 3 s.
+const MIX: OpSpace = OpSpace { weights: [3, 6, 2, 3, 3, 1, 1, 3], am: true, max_advance_ms: 3000, ..OpSpace::BASIC };
+
+fn check(h: &Hfsp, kv: &[(&str, &str)]) -> Result<(), TestCaseError> {
+    prop_assert_eq!(&h.order_index, &h.order_index_from_scratch(), "{:?}: a phase is filed stale", kv);
+    let resorted = h.order_by_full_sort();
+    prop_assert_eq!(&h.order(), &resorted, "{:?}: the index's order is not the full re-sort", kv);
+    let mut walk = h.order_walk();
+    let mut walked = Vec::new();
+    while let Some((_, key)) = walk.next(h) {
+        walked.push(key);
+    }
+    prop_assert_eq!(&walked, &resorted, "{:?}: a scheduling opportunity walks another order", kv);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_indexed_order_is_the_full_resort(nodes in props::nodes(1..4), ops in MIX.ops(1..90), seed in 0u64..1000) {
+        for kv in SETTINGS {
+            let given: BTreeMap<String, String> = kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            let policy = crate::build("hfsp", &given).expect("valid parameters");
+            let setup = Setup { unit: true, seed, ..Setup::default() };
+            props::run("hfsp", policy, &setup, &nodes, &ops, |d, _| {
+                check(d.harness().policy_as::<Hfsp>().expect("hfsp"), kv)
+            })?;
+        }
+    }
+}
