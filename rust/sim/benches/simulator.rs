@@ -145,10 +145,6 @@ fn main() {
         rows.push(row);
     }
     if record {
-        history::append(
-            HISTORY,
-            "case,jobs,task_events,workers,task_events_per_s,wall_s,peak_rss_mib,core_s",
-            &rows,
-        );
+        history::append(HISTORY, "case,jobs,task_events,workers,task_events_per_s,wall_s,peak_rss_mib,core_s", &rows);
     }
 }
