@@ -40,18 +40,9 @@ impl Hawk {
         if hosts.is_empty() || k == 0 {
             return 0;
         }
-        // (hosts and nodes both in id order: one merged walk, no lookups)
-        let mut nodes = self.nodes.iter().peekable();
         let mut heap: BinaryHeap<Reverse<(u64, NodeId)>> = hosts
             .iter()
-            .map(|n| {
-                while nodes.next_if(|(id, _)| *id < n).is_some() {}
-                let w = match nodes.peek() {
-                    Some((id, ns)) if *id == n => self.waiting_us(ns, at_us),
-                    _ => u64::MAX,
-                };
-                Reverse((w, *n))
-            })
+            .map(|n| Reverse((self.nodes.get(n).map_or(u64::MAX, |ns| self.waiting_us(ns, at_us)), *n)))
             .collect();
         let mut targets = Vec::with_capacity(k as usize);
         for _ in 0..k {

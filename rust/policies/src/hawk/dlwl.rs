@@ -23,16 +23,17 @@ impl Hawk {
         }
         self.snapshot_period = Some(period);
         let at_us = period.saturating_mul(self.cfg.heartbeat_us);
-        let len = self.nodes.keys().next_back().map_or(0, |n| n.0 as usize + 1);
+        let len = self.nodes.last_id().map_or(0, |n| n.0 as usize + 1);
         self.snapshot.clear();
         self.snapshot.resize(len, 0);
-        for (n, ns) in &self.nodes {
-            self.snapshot[n.0 as usize] = ns.central_work_us;
-        }
-        for run in self.running.values().filter(|r| r.central) {
-            if let Some(w) = self.snapshot.get_mut(run.node.0 as usize) {
-                *w = w.saturating_add(run.est_us.saturating_sub(at_us.saturating_sub(run.start_us)));
+        // (each node's central runs are listed with it: no walk over every
+        // container)
+        for (n, ns) in self.nodes.iter() {
+            let mut w = ns.central_work_us;
+            for (_, est_us, start_us) in &ns.central_runs {
+                w = w.saturating_add(est_us.saturating_sub(at_us.saturating_sub(*start_us)));
             }
+            self.snapshot[n.0 as usize] = w;
         }
     }
 

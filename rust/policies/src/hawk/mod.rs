@@ -179,6 +179,7 @@
 mod central;
 mod config;
 mod dlwl;
+mod nodes;
 mod queues;
 mod srpt;
 mod sss;
@@ -191,11 +192,12 @@ mod props;
 mod tests;
 
 pub use config::{Central, Config, Order, DLWL_SRPT, EAGLE, HAWK, LWL, SPARROW, SPLIT};
+pub use nodes::{NodeState, NodeTable};
 use sojourn_core::{
     AppId, Ask, Cluster, ContainerId, Ctx, Decision, Event, NodeId, Params, Phase, Policy, Priority, Resources, Result,
     Time, TimerTable,
 };
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 pub fn build_hawk(p: &Params) -> Result<Box<dyn Policy>> {
@@ -272,37 +274,6 @@ impl Entry {
     }
 }
 
-/// What the policy keeps about a node.
-#[derive(Clone, Debug, Default)]
-pub struct NodeState {
-    pub queue: VecDeque<Entry>,
-    /// Long entries in `queue`.
-    pub queued_long: u32,
-    /// Get-tasks in flight, and what they hold of the node.
-    pub fetching: u32,
-    /// AM containers running here or being fetched.
-    pub ams: u32,
-    pub held: Resources,
-    pub running_long: u32,
-    pub running_short: u32,
-    /// Estimates of the central tasks placed here and not yet started (µs).
-    pub central_work_us: u64,
-    /// Long tasks the central scheduler assigned here (in flight, queued
-    /// or running): the node's SSS bit is set while this is above 0.
-    pub assigned_long: u32,
-    /// The bit vector (and its version, the "timestamp") that came with
-    /// the last long task that reached the node (SSS, §2.3 step 2).
-    pub sss: Option<(u64, Bits)>,
-    /// The central tasks running here: container, estimate and start (µs),
-    /// for the waiting time (H5) without a walk over the node's containers.
-    pub central_runs: Vec<(ContainerId, u64, u64)>,
-    /// In the short partition.
-    pub short: bool,
-    /// Which registration of the node this is: what was sent to an earlier
-    /// one (before the node left and came back) is lost.
-    pub epoch: u64,
-}
-
 /// One of the policy's containers.
 #[derive(Clone, Debug)]
 pub struct Run {
@@ -351,7 +322,7 @@ pub struct Wake {
 pub struct Hawk {
     name: &'static str,
     pub(crate) cfg: Config,
-    pub(crate) nodes: BTreeMap<NodeId, NodeState>,
+    pub(crate) nodes: NodeTable,
     /// Live nodes by id, and the two partitions (§1.3).
     pub(crate) all: Vec<NodeId>,
     pub(crate) general: Vec<NodeId>,
@@ -400,7 +371,7 @@ impl Hawk {
         Hawk {
             name,
             cfg,
-            nodes: BTreeMap::new(),
+            nodes: NodeTable::default(),
             all: Vec::new(),
             general: Vec::new(),
             short: Vec::new(),
@@ -464,7 +435,7 @@ impl Hawk {
             return;
         }
         self.layout_stale = false;
-        self.all = self.nodes.keys().copied().collect();
+        self.all = self.nodes.keys().collect();
         let n_short = ((self.cfg.short_partition_pct / 100.0) * self.all.len() as f64).floor() as usize;
         let n_short = n_short.min(self.all.len());
         self.short = self.all[..n_short].to_vec();
