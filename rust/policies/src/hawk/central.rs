@@ -40,16 +40,8 @@ impl Hawk {
         if hosts.is_empty() || k == 0 {
             return 0;
         }
-        let mut heap: BinaryHeap<Reverse<(u64, NodeId)>> = hosts
-            .iter()
-            .map(|n| Reverse((self.nodes.get(n).map_or(u64::MAX, |ns| self.waiting_us(ns, at_us)), *n)))
-            .collect();
-        let mut targets = Vec::with_capacity(k as usize);
-        for _ in 0..k {
-            let Some(Reverse((w, node))) = heap.pop() else { break };
-            targets.push(node);
-            heap.push(Reverse((w.saturating_add(est_us), node)));
-        }
+        let waits = hosts.iter().map(|n| (self.nodes.get(n).map_or(u64::MAX, |ns| self.waiting_us(ns, at_us)), *n));
+        let targets = least_work(waits, k as usize, est_us);
         if let Some(st) = self.reqs.get_mut(&req) {
             st.live = st.live.saturating_add(k);
         }
@@ -66,4 +58,33 @@ impl Hawk {
         }
         k
     }
+}
+
+/// LWL's assignment of `k` tasks of `est_us` each over the candidates'
+/// `(waiting time, node)`: each task to the least (ties to the lowest id),
+/// which then waits `est_us` more. Returns the `k` targets in order.
+///
+/// Only the `k` least candidates can ever be picked (before the j-th pick
+/// at most j−1 of them have grown, and the others are at most the k-th,
+/// which is at most any candidate outside), so the scan keeps those in a
+/// bounded heap and the picks run over `k` entries, not over every node.
+pub(crate) fn least_work(waits: impl Iterator<Item = (u64, NodeId)>, k: usize, est_us: u64) -> Vec<NodeId> {
+    let mut least: BinaryHeap<(u64, NodeId)> = BinaryHeap::with_capacity(k.min(1 << 16) + 1);
+    for c in waits {
+        if least.len() < k {
+            least.push(c);
+        } else if let Some(mut top) = least.peek_mut() {
+            if c < *top {
+                *top = c;
+            }
+        }
+    }
+    let mut heap: BinaryHeap<Reverse<(u64, NodeId)>> = least.into_iter().map(Reverse).collect();
+    let mut targets = Vec::with_capacity(k);
+    for _ in 0..k {
+        let Some(Reverse((w, node))) = heap.pop() else { break };
+        targets.push(node);
+        heap.push(Reverse((w.saturating_add(est_us), node)));
+    }
+    targets
 }

@@ -2,11 +2,15 @@
 //! task placed by distributed schedulers with least work left on the
 //! waiting times a periodic heartbeat reports, plus noise against herding;
 //! nodes order their queues by SRPT ([`super::srpt`], `srpt_all`).
+//!
+//! The snapshot is taken lazily, node by node: a node's value is its state
+//! at the period's start, which is its current state until something
+//! changes its central work or runs; [`Hawk::freeze_snapshot`] stores the
+//! value just before such a change. Periods where nobody places a task then
+//! cost nothing, instead of a walk over every node.
 
-use super::{us, Entry, Hawk};
+use super::{central::least_work, us, Entry, Hawk};
 use sojourn_core::{Ctx, NodeId};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 impl Hawk {
     /// §5 D2: at the first call of each heartbeat period the snapshot is
@@ -18,23 +22,48 @@ impl Hawk {
             return;
         }
         let period = us(ctx.now) / self.cfg.heartbeat_us;
-        if self.snapshot_period == Some(period) {
+        if self.snapshot_period != Some(period) {
+            self.snapshot_period = Some(period);
+        }
+    }
+
+    /// `node`'s waiting time in the current period's snapshot (0 for a node
+    /// that was not there at the period's start).
+    fn snapshot_of(&self, node: NodeId) -> u64 {
+        let Some(period) = self.snapshot_period else { return 0 };
+        match self.snapshot.get(node.0 as usize) {
+            Some((stamp, w)) if *stamp == period + 1 => *w,
+            _ => self.waiting_now(node, period.saturating_mul(self.cfg.heartbeat_us)),
+        }
+    }
+
+    /// D1 from `node`'s current state, at `at_us`.
+    fn waiting_now(&self, node: NodeId, at_us: u64) -> u64 {
+        let Some(ns) = self.nodes.get(&node) else { return 0 };
+        let mut w = ns.central_work_us;
+        for (_, est_us, start_us) in &ns.central_runs {
+            w = w.saturating_add(est_us.saturating_sub(at_us.saturating_sub(*start_us)));
+        }
+        w
+    }
+
+    /// Called before `node`'s central work or runs change (or the node
+    /// comes or goes): keeps its value at the period's start if not kept
+    /// yet this period.
+    pub(crate) fn freeze_snapshot(&mut self, node: NodeId) {
+        if self.cfg.central != super::Central::Distributed {
             return;
         }
-        self.snapshot_period = Some(period);
-        let at_us = period.saturating_mul(self.cfg.heartbeat_us);
-        let len = self.nodes.last_id().map_or(0, |n| n.0 as usize + 1);
-        self.snapshot.clear();
-        self.snapshot.resize(len, 0);
-        // (each node's central runs are listed with it: no walk over every
-        // container)
-        for (n, ns) in self.nodes.iter() {
-            let mut w = ns.central_work_us;
-            for (_, est_us, start_us) in &ns.central_runs {
-                w = w.saturating_add(est_us.saturating_sub(at_us.saturating_sub(*start_us)));
-            }
-            self.snapshot[n.0 as usize] = w;
+        let Some(period) = self.snapshot_period else { return };
+        let i = node.0 as usize;
+        if self.snapshot.get(i).is_some_and(|(stamp, _)| *stamp == period + 1) {
+            return;
         }
+        let w = self.waiting_now(node, period.saturating_mul(self.cfg.heartbeat_us));
+        if i >= self.snapshot.len() {
+            self.snapshot.resize(i + 1, (0, 0));
+        }
+        self.snapshot[i] = (period + 1, w);
     }
 
     /// §5 D3–D6: candidates are every node for a short job and the general
@@ -59,25 +88,18 @@ impl Hawk {
         }
         let hb = self.cfg.heartbeat_us;
         let whole_s = self.cfg.authors_simulator;
-        let mut heap: BinaryHeap<Reverse<(u64, NodeId)>> = hosts
-            .iter()
-            .map(|n| {
-                let noise = if whole_s { ctx.rng.below(hb / 1_000_000 + 1) * 1_000_000 } else { ctx.rng.below(hb) };
-                let w = self.snapshot.get(n.0 as usize).copied().unwrap_or(0);
-                Reverse((w.saturating_add(noise), *n))
-            })
-            .collect();
-        let mut targets = Vec::with_capacity(k as usize);
-        for _ in 0..k {
-            let Some(Reverse((w, node))) = heap.pop() else { break };
-            targets.push(node);
-            heap.push(Reverse((w.saturating_add(est_us), node)));
-        }
+        let rng = &mut *ctx.rng;
+        let waits = hosts.iter().map(|n| {
+            let noise = if whole_s { rng.below(hb / 1_000_000 + 1) * 1_000_000 } else { rng.below(hb) };
+            (self.snapshot_of(*n).saturating_add(noise), *n)
+        });
+        let targets = least_work(waits, k as usize, est_us);
         if let Some(st) = self.reqs.get_mut(&req) {
             st.live = st.live.saturating_add(k);
         }
         ctx.metrics.count("dlwl_placed", k as u64);
         for node in targets {
+            self.freeze_snapshot(node);
             if let Some(ns) = self.nodes.get_mut(&node) {
                 ns.central_work_us = ns.central_work_us.saturating_add(est_us);
             }

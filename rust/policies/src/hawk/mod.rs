@@ -229,6 +229,9 @@ pub(crate) fn bit(bits: &[u64], n: NodeId) -> bool {
     bits.get(n.0 as usize / 64).is_some_and(|w| w >> (n.0 % 64) & 1 == 1)
 }
 
+/// Node ids in id order, shared.
+pub type Pool = Arc<[NodeId]>;
+
 /// One ask of a job: what is probed for or placed.
 pub type Req = (AppId, Priority);
 
@@ -324,9 +327,10 @@ pub struct Hawk {
     pub(crate) cfg: Config,
     pub(crate) nodes: NodeTable,
     /// Live nodes by id, and the two partitions (§1.3).
-    pub(crate) all: Vec<NodeId>,
-    pub(crate) general: Vec<NodeId>,
-    pub(crate) short: Vec<NodeId>,
+    /// (shared: a plain ask's hosts are the pool itself, not a copy)
+    pub(crate) all: Pool,
+    pub(crate) general: Pool,
+    pub(crate) short: Pool,
     /// Componentwise smallest node capacity (an ask within it fits anywhere).
     min_capacity: Resources,
     /// Tasks the cluster can run at once (a node's vcores, at least one):
@@ -356,9 +360,9 @@ pub struct Hawk {
     /// SSS: the central scheduler's bit vector and its version.
     pub(crate) bits: Bits,
     pub(crate) bits_version: u64,
-    /// DLWL: the waiting times of the last heartbeat snapshot (µs, by node
-    /// id), and which period it is of.
-    pub(crate) snapshot: Vec<u64>,
+    /// DLWL: per node id, the period (+1) a kept snapshot value is of and
+    /// the value (µs); the current period ([`dlwl`]: kept lazily).
+    pub(crate) snapshot: Vec<(u64, u64)>,
     snapshot_period: Option<u64>,
 }
 
@@ -372,9 +376,9 @@ impl Hawk {
             name,
             cfg,
             nodes: NodeTable::default(),
-            all: Vec::new(),
-            general: Vec::new(),
-            short: Vec::new(),
+            all: Pool::default(),
+            general: Pool::default(),
+            short: Pool::default(),
             min_capacity: Resources::ZERO,
             window: 0,
             layout_stale: true,
@@ -435,17 +439,17 @@ impl Hawk {
             return;
         }
         self.layout_stale = false;
-        self.all = self.nodes.keys().collect();
+        self.all = self.nodes.keys().collect::<Vec<_>>().into();
         let n_short = ((self.cfg.short_partition_pct / 100.0) * self.all.len() as f64).floor() as usize;
         let n_short = n_short.min(self.all.len());
-        self.short = self.all[..n_short].to_vec();
-        self.general = self.all[n_short..].to_vec();
+        self.short = self.all[..n_short].into();
+        self.general = self.all[n_short..].into();
         for (i, (_, st)) in self.nodes.iter_mut().enumerate() {
             st.short = i < n_short;
         }
         let mut min: Option<Resources> = None;
         let mut window: u32 = 0;
-        for id in &self.all {
+        for id in self.all.iter() {
             if let Some(n) = cluster.node(*id) {
                 min = Some(min.map_or(n.capacity, |m| m.min(&n.capacity)));
                 window = window.saturating_add(n.capacity.vcores.max(1));
@@ -574,6 +578,9 @@ impl Hawk {
     /// Enters a container the policy started in its books.
     pub(crate) fn record(&mut self, container: ContainerId, run: Run) {
         *self.runs_per_app.entry(run.app).or_insert(0) += 1;
+        if run.central {
+            self.freeze_snapshot(run.node);
+        }
         if let Some(ns) = self.nodes.get_mut(&run.node) {
             if run.am {
                 ns.ams += 1;
@@ -601,6 +608,9 @@ impl Hawk {
         }
         if run.am {
             self.ams = self.ams.saturating_sub(1);
+        }
+        if run.central {
+            self.freeze_snapshot(run.node);
         }
         if let Some(ns) = self.nodes.get_mut(&run.node) {
             if run.am {
@@ -641,6 +651,7 @@ impl Policy for Hawk {
         match event {
             Event::NodeAdded(spec) => {
                 self.epochs += 1;
+                self.freeze_snapshot(spec.node);
                 self.nodes.insert(spec.node, NodeState { epoch: self.epochs, ..NodeState::default() });
                 self.layout_stale = true;
                 // the window grew: reqs above it get more entries
@@ -654,6 +665,7 @@ impl Policy for Hawk {
                 self.layout_stale = true;
                 let mut lost = BTreeSet::new();
                 self.set_bit(*node, false);
+                self.freeze_snapshot(*node);
                 if let Some(ns) = self.nodes.remove(node) {
                     for e in &ns.queue {
                         self.lose(e);

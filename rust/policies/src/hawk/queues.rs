@@ -3,7 +3,7 @@
 //! with Eagle's SSS routing ([`super::sss`]), SBP and the SRPT order
 //! ([`super::srpt`]) where the configuration asks for them.
 
-use super::{srpt, Config, Entry, Hawk, Order, Pending, Req, Run};
+use super::{srpt, Config, Entry, Hawk, Order, Pending, Pool, Req, Run};
 use sojourn_core::{Cluster, Ctx, NodeId, Phase, Refusal, Resources, Rng};
 
 impl Hawk {
@@ -30,14 +30,14 @@ impl Hawk {
 
     /// The nodes a req may be sent to: `pool`, less those that cannot host
     /// it (a copy only when some cannot).
-    pub(crate) fn hosts(&self, cluster: &Cluster, req: Req, pool: &[NodeId]) -> Vec<NodeId> {
+    pub(crate) fn hosts(&self, cluster: &Cluster, req: Req, pool: &Pool) -> Pool {
         let plain = Self::ask_of(cluster, req).is_some_and(|a| {
             a.ask.capability.fits_in(&self.min_capacity)
                 && a.ask.label.is_none()
                 && (a.ask.relax_locality || a.ask.locality.is_empty())
         });
         if plain {
-            pool.to_vec()
+            pool.clone()
         } else {
             pool.iter().copied().filter(|n| Self::can_host(cluster, req, *n)).collect()
         }
@@ -45,7 +45,7 @@ impl Hawk {
 
     /// The pool a req's probes are drawn from (H3; split cluster, no-central
     /// ablation of §1.8).
-    fn probe_pool(&self, long: bool) -> &[NodeId] {
+    fn probe_pool(&self, long: bool) -> &Pool {
         let pick = if long {
             &self.general
         } else if self.cfg.short_in_partition {
@@ -193,6 +193,9 @@ impl Hawk {
             if !need.fits_in(&n.capacity) {
                 // Only after an ask grew or a steal across node sizes: this
                 // node can never run it; the req is topped up elsewhere.
+                if !ns.queue[at].probe {
+                    self.freeze_snapshot(node);
+                }
                 let Some(ns) = self.nodes.get_mut(&node) else { return };
                 let Some(e) = ns.queue.remove(at) else { return };
                 if e.long {
@@ -268,6 +271,9 @@ impl Hawk {
         // started AM then counts while it runs
         if am {
             self.ams = self.ams.saturating_sub(1);
+        }
+        if !e.probe {
+            self.freeze_snapshot(node);
         }
         let Some(ns) = self.nodes.get_mut(&node) else {
             self.top_up(ctx, e.req, at_us);
