@@ -180,6 +180,7 @@ mod central;
 mod config;
 mod dlwl;
 mod nodes;
+mod pending;
 mod queues;
 mod srpt;
 mod sss;
@@ -193,6 +194,7 @@ mod tests;
 
 pub use config::{Central, Config, Order, DLWL_SRPT, EAGLE, HAWK, LWL, SPARROW, SPLIT};
 pub use nodes::{NodeState, NodeTable};
+pub use pending::{Pending, PendingSlab, Wake};
 use sojourn_core::{
     AppId, Ask, Cluster, ContainerId, Ctx, Decision, Event, NodeId, Params, Phase, Policy, Priority, Resources, Result,
     Time, TimerTable,
@@ -301,27 +303,6 @@ pub struct ReqState {
     pub fresh: Option<(u64, Bits)>,
 }
 
-/// What a timer stands for.
-#[derive(Clone, Debug)]
-pub enum Pending {
-    /// A probe or a central task on its way to `node` (registration `epoch`).
-    Arrive { node: NodeId, epoch: u64, entry: Entry },
-    /// `node`'s get-task for `entry` comes back; `hold` is set aside till then;
-    /// `index`: where the entry was in the queue (SBP puts it back there).
-    Fetched { node: NodeId, epoch: u64, entry: Entry, hold: Resources, am: bool, index: usize },
-    /// An SSS rejection reaches the job's scheduler with the rejecting
-    /// node's bit vector (`authors_simulator=false`).
-    Rejected { entry: Entry, bits: Option<(u64, Bits)> },
-}
-
-/// A typed wake-up: the exact time (µs) and a sequence number naming the
-/// [`Pending`] it stands for. Timers fire in (ms, µs, sequence) order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Wake {
-    pub due_us: u64,
-    pub seq: u64,
-}
-
 pub struct Hawk {
     name: &'static str,
     pub(crate) cfg: Config,
@@ -349,7 +330,7 @@ pub struct Hawk {
     /// The policy's containers per app: an app that had none needs no sweep
     /// when it goes.
     runs_per_app: BTreeMap<AppId, u32>,
-    pending: BTreeMap<u64, Pending>,
+    pending: PendingSlab,
     pub(crate) timers: TimerTable<Wake>,
     /// AM containers running, and AM get-tasks in flight (`max_am_share`).
     pub(crate) ams: u32,
@@ -387,7 +368,7 @@ impl Hawk {
             refill: BTreeSet::new(),
             running: BTreeMap::new(),
             runs_per_app: BTreeMap::new(),
-            pending: BTreeMap::new(),
+            pending: PendingSlab::default(),
             timers: TimerTable::new(),
             ams: 0,
             am_blocked: BTreeSet::new(),
@@ -634,9 +615,9 @@ impl Hawk {
     /// Sets a wake-up for `p` at `due_us`.
     fn after(&mut self, ctx: &Ctx<'_>, due_us: u64, p: Pending) {
         self.seq += 1;
-        self.pending.insert(self.seq, p);
+        let slot = self.pending.insert(p);
         let at = Time(due_us.div_ceil(1000));
-        self.timers.set(ctx.now, at, Wake { due_us, seq: self.seq });
+        self.timers.set(ctx.now, at, Wake { due_us, seq: self.seq, slot });
     }
 }
 
@@ -734,7 +715,7 @@ impl Policy for Hawk {
     fn on_wake(&mut self, ctx: &mut Ctx<'_>) {
         self.heartbeat(ctx);
         while let Some(w) = self.timers.pop_due(ctx.now) {
-            match self.pending.remove(&w.seq) {
+            match self.pending.remove(w.slot) {
                 Some(Pending::Arrive { node, epoch, entry }) => {
                     if self.nodes.get(&node).is_some_and(|n| n.epoch == epoch) {
                         self.arrive(ctx, node, entry, w.due_us);

@@ -184,9 +184,9 @@ impl Hawk {
             };
             let cluster = ctx.cluster();
             let (Some(ns), Some(n)) = (self.nodes.get(&node), cluster.node(node)) else { return };
-            let head = &ns.queue[at];
-            let am = is_am(cluster, head);
-            let need = match Self::ask_of(cluster, head.req) {
+            let ask = Self::ask_of(cluster, ns.queue[at].req);
+            let am = ask.is_some_and(|a| a.ask.phase == Phase::Am);
+            let need = match ask {
                 Some(a) if a.outstanding > 0 => a.ask.capability,
                 _ => NO_TASK_HOLD,
             };
