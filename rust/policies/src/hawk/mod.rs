@@ -194,10 +194,10 @@ mod tests;
 
 pub use config::{Central, Config, Order, DLWL_SRPT, EAGLE, HAWK, LWL, SPARROW, SPLIT};
 pub use nodes::{NodeState, NodeTable};
-pub use pending::{Pending, PendingSlab, Wake};
+pub use pending::{Pending, PendingSlab, Wake, WakeHeap};
 use sojourn_core::{
     AppId, Ask, Cluster, ContainerId, Ctx, Decision, Event, NodeId, Params, Phase, Policy, Priority, Resources, Result,
-    Time, TimerTable,
+    Time,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -331,7 +331,7 @@ pub struct Hawk {
     /// when it goes.
     runs_per_app: BTreeMap<AppId, u32>,
     pending: PendingSlab,
-    pub(crate) timers: TimerTable<Wake>,
+    pub(crate) timers: WakeHeap,
     /// AM containers running, and AM get-tasks in flight (`max_am_share`).
     pub(crate) ams: u32,
     /// Nodes whose queue waits for an AM to end (`max_am_share`).
@@ -369,7 +369,7 @@ impl Hawk {
             running: BTreeMap::new(),
             runs_per_app: BTreeMap::new(),
             pending: PendingSlab::default(),
-            timers: TimerTable::new(),
+            timers: WakeHeap::default(),
             ams: 0,
             am_blocked: BTreeSet::new(),
             seq: 0,

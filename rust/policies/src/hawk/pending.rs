@@ -1,9 +1,12 @@
 //! What the policy's timers stand for, kept in a slab: a timer's slot is
 //! reused once it fired, so each of the many probe and get-task timers
-//! costs a vector write, not an ordered-map insert and remove.
+//! costs a vector write, not an ordered-map insert and remove; and the
+//! timers themselves ([`WakeHeap`]).
 
 use super::{Bits, Entry};
-use sojourn_core::{NodeId, Resources};
+use sojourn_core::{NodeId, Resources, Time};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// What a timer stands for.
 #[derive(Clone, Debug)]
@@ -63,5 +66,34 @@ impl PendingSlab {
 
     pub fn len(&self) -> usize {
         self.len
+    }
+}
+
+/// The policy's wake-ups, earliest first: a binary heap, since the policy
+/// never cancels one (the core's `TimerTable` keeps two ordered sets to
+/// allow it, which costs two tree inserts per probe).
+#[derive(Clone, Debug, Default)]
+pub struct WakeHeap {
+    heap: BinaryHeap<Reverse<(Time, Wake)>>,
+}
+
+impl WakeHeap {
+    /// Wakes the policy at `at` with `wake`; a time before `now` is `now`
+    /// (as `TimerTable::set`).
+    pub fn set(&mut self, now: Time, at: Time, wake: Wake) {
+        self.heap.push(Reverse((at.max(now), wake)));
+    }
+
+    /// The earliest pending wake-up.
+    pub fn next(&self) -> Option<Time> {
+        self.heap.peek().map(|Reverse((t, _))| *t)
+    }
+
+    /// The earliest wake-up due at or before `now`, removed.
+    pub fn pop_due(&mut self, now: Time) -> Option<Wake> {
+        if self.next()? > now {
+            return None;
+        }
+        self.heap.pop().map(|Reverse((_, w))| w)
     }
 }
