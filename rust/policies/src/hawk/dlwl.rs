@@ -6,10 +6,11 @@
 //! The snapshot is taken lazily, node by node: a node's value is its state
 //! at the period's start, which is its current state until something
 //! changes its central work or runs; [`Hawk::freeze_snapshot`] stores the
-//! value just before such a change. Periods where nobody places a task then
-//! cost nothing, instead of a walk over every node.
+//! value just before such a change, and the period's first placement
+//! keeps every node's. Periods where nobody places a task then cost
+//! nothing, instead of a walk over every node.
 
-use super::{central::least_work, us, Entry, Hawk};
+use super::{central::least_work, us, Entry, Hawk, NodeState};
 use sojourn_core::{Ctx, NodeId};
 
 impl Hawk {
@@ -39,12 +40,27 @@ impl Hawk {
 
     /// D1 from `node`'s current state, at `at_us`.
     fn waiting_now(&self, node: NodeId, at_us: u64) -> u64 {
-        let Some(ns) = self.nodes.get(&node) else { return 0 };
-        let mut w = ns.central_work_us;
-        for (_, est_us, start_us) in &ns.central_runs {
-            w = w.saturating_add(est_us.saturating_sub(at_us.saturating_sub(*start_us)));
+        self.nodes.get(&node).map_or(0, |ns| d1_us(ns, at_us))
+    }
+
+    /// Keeps every node's value of the current period (once per period).
+    fn freeze_all(&mut self) {
+        let Some(period) = self.snapshot_period else { return };
+        if self.snapshot_full == Some(period) {
+            return;
         }
-        w
+        self.snapshot_full = Some(period);
+        let at_us = period.saturating_mul(self.cfg.heartbeat_us);
+        let len = self.nodes.last_id().map_or(0, |n| n.0 as usize + 1);
+        if self.snapshot.len() < len {
+            self.snapshot.resize(len, (0, 0));
+        }
+        for (n, ns) in self.nodes.iter() {
+            let kept = &mut self.snapshot[n.0 as usize];
+            if kept.0 != period + 1 {
+                *kept = (period + 1, d1_us(ns, at_us));
+            }
+        }
     }
 
     /// Called before `node`'s central work or runs change (or the node
@@ -86,6 +102,7 @@ impl Hawk {
         if hosts.is_empty() || k == 0 {
             return 0;
         }
+        self.freeze_all();
         let hb = self.cfg.heartbeat_us;
         let whole_s = self.cfg.authors_simulator;
         let rng = &mut *ctx.rng;
@@ -110,4 +127,14 @@ impl Hawk {
         }
         k
     }
+}
+
+/// D1: a node's queued central estimates plus the remaining estimates of
+/// the central tasks it runs, at `at_us`.
+fn d1_us(ns: &NodeState, at_us: u64) -> u64 {
+    let mut w = ns.central_work_us;
+    for (_, est_us, start_us) in &ns.central_runs {
+        w = w.saturating_add(est_us.saturating_sub(at_us.saturating_sub(*start_us)));
+    }
+    w
 }

@@ -345,6 +345,9 @@ pub struct Hawk {
     /// the value (µs); the current period ([`dlwl`]: kept lazily).
     pub(crate) snapshot: Vec<(u64, u64)>,
     snapshot_period: Option<u64>,
+    /// The period whose snapshot holds every node (taken at its first
+    /// DLWL placement).
+    snapshot_full: Option<u64>,
 }
 
 fn us(t: Time) -> u64 {
@@ -378,6 +381,7 @@ impl Hawk {
             bits_version: 0,
             snapshot: Vec::new(),
             snapshot_period: None,
+            snapshot_full: None,
         }
     }
 
