@@ -330,13 +330,13 @@ pub struct Hawk {
     /// The policy's containers per app: an app that had none needs no sweep
     /// when it goes.
     runs_per_app: BTreeMap<AppId, u32>,
-    pending: PendingSlab,
+    pub(crate) pending: PendingSlab,
     pub(crate) timers: WakeHeap,
     /// AM containers running, and AM get-tasks in flight (`max_am_share`).
     pub(crate) ams: u32,
     /// Nodes whose queue waits for an AM to end (`max_am_share`).
     pub(crate) am_blocked: BTreeSet<NodeId>,
-    seq: u64,
+    pub(crate) seq: u64,
     epochs: u64,
     /// SSS: the central scheduler's bit vector and its version.
     pub(crate) bits: Bits,
@@ -619,7 +619,7 @@ impl Hawk {
     /// Sets a wake-up for `p` at `due_us`.
     fn after(&mut self, ctx: &Ctx<'_>, due_us: u64, p: Pending) {
         self.seq += 1;
-        let slot = self.pending.insert(p);
+        let slot = self.pending.insert(p, self.seq, due_us);
         let at = Time(due_us.div_ceil(1000));
         self.timers.set(ctx.now, at, Wake { due_us, seq: self.seq, slot });
     }
@@ -720,12 +720,14 @@ impl Policy for Hawk {
         self.heartbeat(ctx);
         while let Some(w) = self.timers.pop_due(ctx.now) {
             match self.pending.remove(w.slot) {
-                Some(Pending::Arrive { node, epoch, entry }) => {
-                    if self.nodes.get(&node).is_some_and(|n| n.epoch == epoch) {
-                        self.arrive(ctx, node, entry, w.due_us);
-                    } else {
-                        self.lose(&entry);
-                        self.top_up(ctx, entry.req, w.due_us);
+                Some(Pending::Arrive(batch)) => {
+                    for (node, epoch, entry) in batch {
+                        if self.nodes.get(&node).is_some_and(|n| n.epoch == epoch) {
+                            self.arrive(ctx, node, entry, w.due_us);
+                        } else {
+                            self.lose(&entry);
+                            self.top_up(ctx, entry.req, w.due_us);
+                        }
                     }
                 }
                 Some(Pending::Fetched { node, epoch, entry, hold, am, index }) => {

@@ -101,7 +101,10 @@ impl Hawk {
             self.arrive(ctx, node, entry, at_us);
         } else {
             let epoch = self.nodes.get(&node).map_or(0, |n| n.epoch);
-            self.after(ctx, at_us + self.cfg.delay_us, Pending::Arrive { node, epoch, entry });
+            let due_us = at_us + self.cfg.delay_us;
+            if let Some(arrival) = self.pending.join(self.seq, due_us, (node, epoch, entry)) {
+                self.after(ctx, due_us, Pending::Arrive(vec![arrival]));
+            }
         }
     }
 
