@@ -88,3 +88,41 @@ pub(crate) fn least_work(waits: impl Iterator<Item = (u64, NodeId)>, k: usize, e
     }
     targets
 }
+
+#[cfg(test)]
+mod tests {
+    use super::least_work;
+    use proptest::prelude::*;
+    use sojourn_core::NodeId;
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
+    /// LWL as the thesis states it: every candidate in one heap, `k` pops,
+    /// each pushed back `est` later.
+    fn every_node_heap(waits: &[(u64, NodeId)], k: usize, est_us: u64) -> Vec<NodeId> {
+        let mut heap: BinaryHeap<Reverse<(u64, NodeId)>> = waits.iter().copied().map(Reverse).collect();
+        let mut targets = Vec::new();
+        for _ in 0..k {
+            let Some(Reverse((w, node))) = heap.pop() else { break };
+            targets.push(node);
+            heap.push(Reverse((w.saturating_add(est_us), node)));
+        }
+        targets
+    }
+
+    proptest! {
+        /// Keeping only the `k` least candidates places every task where
+        /// the heap over every node would: ties (few distinct waits),
+        /// `k` above the node count, zero and saturating estimates.
+        #[test]
+        fn least_work_places_as_a_heap_over_every_node(
+            waits in prop::collection::vec(prop_oneof![0u64..5, Just(u64::MAX - 3), any::<u64>()], 1..40),
+            k in 1usize..100,
+            est_us in prop_oneof![Just(0u64), 1u64..4, Just(u64::MAX / 2)],
+        ) {
+            let waits: Vec<(u64, NodeId)> =
+                waits.into_iter().enumerate().map(|(i, w)| (w, NodeId(i as u32 * 3))).collect();
+            prop_assert_eq!(least_work(waits.iter().copied(), k, est_us), every_node_heap(&waits, k, est_us));
+        }
+    }
+}

@@ -193,8 +193,10 @@ mod props;
 mod tests;
 
 pub use config::{Central, Config, Order, DLWL_SRPT, EAGLE, HAWK, LWL, SPARROW, SPLIT};
-pub use nodes::{NodeState, NodeTable};
-pub use pending::{Pending, PendingSlab, Wake, WakeHeap};
+pub use nodes::NodeState;
+use nodes::NodeTable;
+pub use pending::{Pending, Wake};
+use pending::{PendingSlab, WakeHeap};
 use sojourn_core::{
     AppId, Ask, Cluster, ContainerId, Ctx, Decision, Event, NodeId, Params, Phase, Policy, Priority, Resources, Result,
     Time,

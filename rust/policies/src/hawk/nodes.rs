@@ -46,7 +46,7 @@ const DENSE_IDS: u32 = 1 << 16;
 /// The live nodes' states by id, iterated in id order (dense ids first,
 /// then the sparse ones, which are all larger).
 #[derive(Clone, Debug, Default)]
-pub struct NodeTable {
+pub(crate) struct NodeTable {
     dense: Vec<Option<NodeState>>,
     sparse: BTreeMap<NodeId, NodeState>,
     len: usize,

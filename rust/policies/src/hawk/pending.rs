@@ -45,11 +45,11 @@ pub struct Wake {
 }
 
 /// An entry on its way to `node` (registration `epoch`).
-pub type Arrival = (NodeId, u64, Entry);
+pub(crate) type Arrival = (NodeId, u64, Entry);
 
 /// The [`Pending`] of the timers set and not fired yet, by slot.
 #[derive(Clone, Debug, Default)]
-pub struct PendingSlab {
+pub(crate) struct PendingSlab {
     slots: Vec<Option<Pending>>,
     /// Slots free for reuse.
     free: Vec<u32>,
@@ -125,7 +125,7 @@ impl PendingSlab {
 /// never cancels one (the core's `TimerTable` keeps two ordered sets to
 /// allow it, which costs two tree inserts per probe).
 #[derive(Clone, Debug, Default)]
-pub struct WakeHeap {
+pub(crate) struct WakeHeap {
     heap: BinaryHeap<Reverse<(Time, Wake)>>,
 }
 
