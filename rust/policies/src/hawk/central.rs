@@ -40,25 +40,8 @@ impl Hawk {
         if hosts.is_empty() || k == 0 {
             return 0;
         }
-        // (hosts and nodes both in id order: one merged walk, no lookups)
-        let mut nodes = self.nodes.iter().peekable();
-        let mut heap: BinaryHeap<Reverse<(u64, NodeId)>> = hosts
-            .iter()
-            .map(|n| {
-                while nodes.next_if(|(id, _)| *id < n).is_some() {}
-                let w = match nodes.peek() {
-                    Some((id, ns)) if *id == n => self.waiting_us(ns, at_us),
-                    _ => u64::MAX,
-                };
-                Reverse((w, *n))
-            })
-            .collect();
-        let mut targets = Vec::with_capacity(k as usize);
-        for _ in 0..k {
-            let Some(Reverse((w, node))) = heap.pop() else { break };
-            targets.push(node);
-            heap.push(Reverse((w.saturating_add(est_us), node)));
-        }
+        let waits = hosts.iter().map(|n| (self.nodes.get(n).map_or(u64::MAX, |ns| self.waiting_us(ns, at_us)), *n));
+        let targets = least_work(waits, k as usize, est_us);
         if let Some(st) = self.reqs.get_mut(&req) {
             st.live = st.live.saturating_add(k);
         }
@@ -74,5 +57,72 @@ impl Hawk {
             self.send(ctx, node, Entry::new(req, long, false, est_us), at_us);
         }
         k
+    }
+}
+
+/// LWL's assignment of `k` tasks of `est_us` each over the candidates'
+/// `(waiting time, node)`: each task to the least (ties to the lowest id),
+/// which then waits `est_us` more. Returns the `k` targets in order.
+///
+/// Only the `k` least candidates can ever be picked (before the j-th pick
+/// at most j−1 of them have grown, and the others are at most the k-th,
+/// which is at most any candidate outside), so the scan keeps those in a
+/// bounded heap and the picks run over `k` entries, not over every node.
+pub(crate) fn least_work(waits: impl Iterator<Item = (u64, NodeId)>, k: usize, est_us: u64) -> Vec<NodeId> {
+    let mut least: BinaryHeap<(u64, NodeId)> = BinaryHeap::with_capacity(k.min(1 << 16) + 1);
+    for c in waits {
+        if least.len() < k {
+            least.push(c);
+        } else if let Some(mut top) = least.peek_mut() {
+            if c < *top {
+                *top = c;
+            }
+        }
+    }
+    let mut heap: BinaryHeap<Reverse<(u64, NodeId)>> = least.into_iter().map(Reverse).collect();
+    let mut targets = Vec::with_capacity(k);
+    for _ in 0..k {
+        let Some(Reverse((w, node))) = heap.pop() else { break };
+        targets.push(node);
+        heap.push(Reverse((w.saturating_add(est_us), node)));
+    }
+    targets
+}
+
+#[cfg(test)]
+mod tests {
+    use super::least_work;
+    use proptest::prelude::*;
+    use sojourn_core::NodeId;
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
+    /// LWL as the thesis states it: every candidate in one heap, `k` pops,
+    /// each pushed back `est` later.
+    fn every_node_heap(waits: &[(u64, NodeId)], k: usize, est_us: u64) -> Vec<NodeId> {
+        let mut heap: BinaryHeap<Reverse<(u64, NodeId)>> = waits.iter().copied().map(Reverse).collect();
+        let mut targets = Vec::new();
+        for _ in 0..k {
+            let Some(Reverse((w, node))) = heap.pop() else { break };
+            targets.push(node);
+            heap.push(Reverse((w.saturating_add(est_us), node)));
+        }
+        targets
+    }
+
+    proptest! {
+        /// Keeping only the `k` least candidates places every task where
+        /// the heap over every node would: ties (few distinct waits),
+        /// `k` above the node count, zero and saturating estimates.
+        #[test]
+        fn least_work_places_as_a_heap_over_every_node(
+            waits in prop::collection::vec(prop_oneof![0u64..5, Just(u64::MAX - 3), any::<u64>()], 1..40),
+            k in 1usize..100,
+            est_us in prop_oneof![Just(0u64), 1u64..4, Just(u64::MAX / 2)],
+        ) {
+            let waits: Vec<(u64, NodeId)> =
+                waits.into_iter().enumerate().map(|(i, w)| (w, NodeId(i as u32 * 3))).collect();
+            prop_assert_eq!(least_work(waits.iter().copied(), k, est_us), every_node_heap(&waits, k, est_us));
+        }
     }
 }

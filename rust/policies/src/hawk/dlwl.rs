@@ -2,11 +2,16 @@
 //! task placed by distributed schedulers with least work left on the
 //! waiting times a periodic heartbeat reports, plus noise against herding;
 //! nodes order their queues by SRPT ([`super::srpt`], `srpt_all`).
+//!
+//! The snapshot is taken lazily, node by node: a node's value is its state
+//! at the period's start, which is its current state until something
+//! changes its central work or runs; [`Hawk::freeze_snapshot`] stores the
+//! value just before such a change, and the period's first placement
+//! keeps every node's. Periods where nobody places a task then cost
+//! nothing, instead of a walk over every node.
 
-use super::{us, Entry, Hawk};
+use super::{central::least_work, us, Entry, Hawk, NodeState};
 use sojourn_core::{Ctx, NodeId};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 impl Hawk {
     /// §5 D2: at the first call of each heartbeat period the snapshot is
@@ -18,22 +23,63 @@ impl Hawk {
             return;
         }
         let period = us(ctx.now) / self.cfg.heartbeat_us;
-        if self.snapshot_period == Some(period) {
+        if self.snapshot_period != Some(period) {
+            self.snapshot_period = Some(period);
+        }
+    }
+
+    /// `node`'s waiting time in the current period's snapshot (0 for a node
+    /// that was not there at the period's start).
+    fn snapshot_of(&self, node: NodeId) -> u64 {
+        let Some(period) = self.snapshot_period else { return 0 };
+        match self.snapshot.get(node.0 as usize) {
+            Some((stamp, w)) if *stamp == period + 1 => *w,
+            _ => self.waiting_now(node, period.saturating_mul(self.cfg.heartbeat_us)),
+        }
+    }
+
+    /// D1 from `node`'s current state, at `at_us`.
+    fn waiting_now(&self, node: NodeId, at_us: u64) -> u64 {
+        self.nodes.get(&node).map_or(0, |ns| d1_us(ns, at_us))
+    }
+
+    /// Keeps every node's value of the current period (once per period).
+    fn freeze_all(&mut self) {
+        let Some(period) = self.snapshot_period else { return };
+        if self.snapshot_full == Some(period) {
             return;
         }
-        self.snapshot_period = Some(period);
+        self.snapshot_full = Some(period);
         let at_us = period.saturating_mul(self.cfg.heartbeat_us);
-        let len = self.nodes.keys().next_back().map_or(0, |n| n.0 as usize + 1);
-        self.snapshot.clear();
-        self.snapshot.resize(len, 0);
-        for (n, ns) in &self.nodes {
-            self.snapshot[n.0 as usize] = ns.central_work_us;
+        let len = self.nodes.last_id().map_or(0, |n| n.0 as usize + 1);
+        if self.snapshot.len() < len {
+            self.snapshot.resize(len, (0, 0));
         }
-        for run in self.running.values().filter(|r| r.central) {
-            if let Some(w) = self.snapshot.get_mut(run.node.0 as usize) {
-                *w = w.saturating_add(run.est_us.saturating_sub(at_us.saturating_sub(run.start_us)));
+        for (n, ns) in self.nodes.iter() {
+            let kept = &mut self.snapshot[n.0 as usize];
+            if kept.0 != period + 1 {
+                *kept = (period + 1, d1_us(ns, at_us));
             }
         }
+    }
+
+    /// Called before `node`'s central work or runs change (or the node
+    /// comes or goes): keeps its value at the period's start if not kept
+    /// yet this period.
+    pub(crate) fn freeze_snapshot(&mut self, node: NodeId) {
+        if self.cfg.central != super::Central::Distributed {
+            return;
+        }
+        let Some(period) = self.snapshot_period else { return };
+        let i = node.0 as usize;
+        if self.snapshot.get(i).is_some_and(|(stamp, _)| *stamp == period + 1) {
+            return;
+        }
+        let w = self.waiting_now(node, period.saturating_mul(self.cfg.heartbeat_us));
+        if i >= self.snapshot.len() {
+            self.snapshot.resize(i + 1, (0, 0));
+        }
+        self.snapshot[i] = (period + 1, w);
     }
 
     /// §5 D3–D6: candidates are every node for a short job and the general
@@ -56,27 +102,21 @@ impl Hawk {
         if hosts.is_empty() || k == 0 {
             return 0;
         }
+        self.freeze_all();
         let hb = self.cfg.heartbeat_us;
         let whole_s = self.cfg.authors_simulator;
-        let mut heap: BinaryHeap<Reverse<(u64, NodeId)>> = hosts
-            .iter()
-            .map(|n| {
-                let noise = if whole_s { ctx.rng.below(hb / 1_000_000 + 1) * 1_000_000 } else { ctx.rng.below(hb) };
-                let w = self.snapshot.get(n.0 as usize).copied().unwrap_or(0);
-                Reverse((w.saturating_add(noise), *n))
-            })
-            .collect();
-        let mut targets = Vec::with_capacity(k as usize);
-        for _ in 0..k {
-            let Some(Reverse((w, node))) = heap.pop() else { break };
-            targets.push(node);
-            heap.push(Reverse((w.saturating_add(est_us), node)));
-        }
+        let rng = &mut *ctx.rng;
+        let waits = hosts.iter().map(|n| {
+            let noise = if whole_s { rng.below(hb / 1_000_000 + 1) * 1_000_000 } else { rng.below(hb) };
+            (self.snapshot_of(*n).saturating_add(noise), *n)
+        });
+        let targets = least_work(waits, k as usize, est_us);
         if let Some(st) = self.reqs.get_mut(&req) {
             st.live = st.live.saturating_add(k);
         }
         ctx.metrics.count("dlwl_placed", k as u64);
         for node in targets {
+            self.freeze_snapshot(node);
             if let Some(ns) = self.nodes.get_mut(&node) {
                 ns.central_work_us = ns.central_work_us.saturating_add(est_us);
             }
@@ -87,4 +127,14 @@ impl Hawk {
         }
         k
     }
+}
+
+/// D1: a node's queued central estimates plus the remaining estimates of
+/// the central tasks it runs, at `at_us`.
+fn d1_us(ns: &NodeState, at_us: u64) -> u64 {
+    let mut w = ns.central_work_us;
+    for (_, est_us, start_us) in &ns.central_runs {
+        w = w.saturating_add(est_us.saturating_sub(at_us.saturating_sub(*start_us)));
+    }
+    w
 }

@@ -179,6 +179,8 @@
 mod central;
 mod config;
 mod dlwl;
+mod nodes;
+mod pending;
 mod queues;
 mod srpt;
 mod sss;
@@ -191,11 +193,15 @@ mod props;
 mod tests;
 
 pub use config::{Central, Config, Order, DLWL_SRPT, EAGLE, HAWK, LWL, SPARROW, SPLIT};
+pub use nodes::NodeState;
+use nodes::NodeTable;
+pub use pending::{Pending, Wake};
+use pending::{PendingSlab, WakeHeap};
 use sojourn_core::{
     AppId, Ask, Cluster, ContainerId, Ctx, Decision, Event, NodeId, Params, Phase, Policy, Priority, Resources, Result,
-    Time, TimerTable,
+    Time,
 };
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 pub fn build_hawk(p: &Params) -> Result<Box<dyn Policy>> {
@@ -226,6 +232,9 @@ pub type Bits = Arc<Vec<u64>>;
 pub(crate) fn bit(bits: &[u64], n: NodeId) -> bool {
     bits.get(n.0 as usize / 64).is_some_and(|w| w >> (n.0 % 64) & 1 == 1)
 }
+
+/// Node ids in id order, shared.
+pub type Pool = Arc<[NodeId]>;
 
 /// One ask of a job: what is probed for or placed.
 pub type Req = (AppId, Priority);
@@ -272,37 +281,6 @@ impl Entry {
     }
 }
 
-/// What the policy keeps about a node.
-#[derive(Clone, Debug, Default)]
-pub struct NodeState {
-    pub queue: VecDeque<Entry>,
-    /// Long entries in `queue`.
-    pub queued_long: u32,
-    /// Get-tasks in flight, and what they hold of the node.
-    pub fetching: u32,
-    /// AM containers running here or being fetched.
-    pub ams: u32,
-    pub held: Resources,
-    pub running_long: u32,
-    pub running_short: u32,
-    /// Estimates of the central tasks placed here and not yet started (µs).
-    pub central_work_us: u64,
-    /// Long tasks the central scheduler assigned here (in flight, queued
-    /// or running): the node's SSS bit is set while this is above 0.
-    pub assigned_long: u32,
-    /// The bit vector (and its version, the "timestamp") that came with
-    /// the last long task that reached the node (SSS, §2.3 step 2).
-    pub sss: Option<(u64, Bits)>,
-    /// The central tasks running here: container, estimate and start (µs),
-    /// for the waiting time (H5) without a walk over the node's containers.
-    pub central_runs: Vec<(ContainerId, u64, u64)>,
-    /// In the short partition.
-    pub short: bool,
-    /// Which registration of the node this is: what was sent to an earlier
-    /// one (before the node left and came back) is lost.
-    pub epoch: u64,
-}
-
 /// One of the policy's containers.
 #[derive(Clone, Debug)]
 pub struct Run {
@@ -327,35 +305,15 @@ pub struct ReqState {
     pub fresh: Option<(u64, Bits)>,
 }
 
-/// What a timer stands for.
-#[derive(Clone, Debug)]
-pub enum Pending {
-    /// A probe or a central task on its way to `node` (registration `epoch`).
-    Arrive { node: NodeId, epoch: u64, entry: Entry },
-    /// `node`'s get-task for `entry` comes back; `hold` is set aside till then;
-    /// `index`: where the entry was in the queue (SBP puts it back there).
-    Fetched { node: NodeId, epoch: u64, entry: Entry, hold: Resources, am: bool, index: usize },
-    /// An SSS rejection reaches the job's scheduler with the rejecting
-    /// node's bit vector (`authors_simulator=false`).
-    Rejected { entry: Entry, bits: Option<(u64, Bits)> },
-}
-
-/// A typed wake-up: the exact time (µs) and a sequence number naming the
-/// [`Pending`] it stands for. Timers fire in (ms, µs, sequence) order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Wake {
-    pub due_us: u64,
-    pub seq: u64,
-}
-
 pub struct Hawk {
     name: &'static str,
     pub(crate) cfg: Config,
-    pub(crate) nodes: BTreeMap<NodeId, NodeState>,
+    pub(crate) nodes: NodeTable,
     /// Live nodes by id, and the two partitions (§1.3).
-    pub(crate) all: Vec<NodeId>,
-    pub(crate) general: Vec<NodeId>,
-    pub(crate) short: Vec<NodeId>,
+    /// (shared: a plain ask's hosts are the pool itself, not a copy)
+    pub(crate) all: Pool,
+    pub(crate) general: Pool,
+    pub(crate) short: Pool,
     /// Componentwise smallest node capacity (an ask within it fits anywhere).
     min_capacity: Resources,
     /// Tasks the cluster can run at once (a node's vcores, at least one):
@@ -374,21 +332,24 @@ pub struct Hawk {
     /// The policy's containers per app: an app that had none needs no sweep
     /// when it goes.
     runs_per_app: BTreeMap<AppId, u32>,
-    pending: BTreeMap<u64, Pending>,
-    pub(crate) timers: TimerTable<Wake>,
+    pub(crate) pending: PendingSlab,
+    pub(crate) timers: WakeHeap,
     /// AM containers running, and AM get-tasks in flight (`max_am_share`).
     pub(crate) ams: u32,
     /// Nodes whose queue waits for an AM to end (`max_am_share`).
     pub(crate) am_blocked: BTreeSet<NodeId>,
-    seq: u64,
+    pub(crate) seq: u64,
     epochs: u64,
     /// SSS: the central scheduler's bit vector and its version.
     pub(crate) bits: Bits,
     pub(crate) bits_version: u64,
-    /// DLWL: the waiting times of the last heartbeat snapshot (µs, by node
-    /// id), and which period it is of.
-    pub(crate) snapshot: Vec<u64>,
+    /// DLWL: per node id, the period (+1) a kept snapshot value is of and
+    /// the value (µs); the current period ([`dlwl`]: kept lazily).
+    pub(crate) snapshot: Vec<(u64, u64)>,
     snapshot_period: Option<u64>,
+    /// The period whose snapshot holds every node (taken at its first
+    /// DLWL placement).
+    snapshot_full: Option<u64>,
 }
 
 fn us(t: Time) -> u64 {
@@ -400,10 +361,10 @@ impl Hawk {
         Hawk {
             name,
             cfg,
-            nodes: BTreeMap::new(),
-            all: Vec::new(),
-            general: Vec::new(),
-            short: Vec::new(),
+            nodes: NodeTable::default(),
+            all: Pool::default(),
+            general: Pool::default(),
+            short: Pool::default(),
             min_capacity: Resources::ZERO,
             window: 0,
             layout_stale: true,
@@ -412,8 +373,8 @@ impl Hawk {
             refill: BTreeSet::new(),
             running: BTreeMap::new(),
             runs_per_app: BTreeMap::new(),
-            pending: BTreeMap::new(),
-            timers: TimerTable::new(),
+            pending: PendingSlab::default(),
+            timers: WakeHeap::default(),
             ams: 0,
             am_blocked: BTreeSet::new(),
             seq: 0,
@@ -422,6 +383,7 @@ impl Hawk {
             bits_version: 0,
             snapshot: Vec::new(),
             snapshot_period: None,
+            snapshot_full: None,
         }
     }
 
@@ -464,17 +426,17 @@ impl Hawk {
             return;
         }
         self.layout_stale = false;
-        self.all = self.nodes.keys().copied().collect();
+        self.all = self.nodes.keys().collect::<Vec<_>>().into();
         let n_short = ((self.cfg.short_partition_pct / 100.0) * self.all.len() as f64).floor() as usize;
         let n_short = n_short.min(self.all.len());
-        self.short = self.all[..n_short].to_vec();
-        self.general = self.all[n_short..].to_vec();
+        self.short = self.all[..n_short].into();
+        self.general = self.all[n_short..].into();
         for (i, (_, st)) in self.nodes.iter_mut().enumerate() {
             st.short = i < n_short;
         }
         let mut min: Option<Resources> = None;
         let mut window: u32 = 0;
-        for id in &self.all {
+        for id in self.all.iter() {
             if let Some(n) = cluster.node(*id) {
                 min = Some(min.map_or(n.capacity, |m| m.min(&n.capacity)));
                 window = window.saturating_add(n.capacity.vcores.max(1));
@@ -603,6 +565,9 @@ impl Hawk {
     /// Enters a container the policy started in its books.
     pub(crate) fn record(&mut self, container: ContainerId, run: Run) {
         *self.runs_per_app.entry(run.app).or_insert(0) += 1;
+        if run.central {
+            self.freeze_snapshot(run.node);
+        }
         if let Some(ns) = self.nodes.get_mut(&run.node) {
             if run.am {
                 ns.ams += 1;
@@ -631,6 +596,9 @@ impl Hawk {
         if run.am {
             self.ams = self.ams.saturating_sub(1);
         }
+        if run.central {
+            self.freeze_snapshot(run.node);
+        }
         if let Some(ns) = self.nodes.get_mut(&run.node) {
             if run.am {
                 ns.ams = ns.ams.saturating_sub(1);
@@ -653,9 +621,9 @@ impl Hawk {
     /// Sets a wake-up for `p` at `due_us`.
     fn after(&mut self, ctx: &Ctx<'_>, due_us: u64, p: Pending) {
         self.seq += 1;
-        self.pending.insert(self.seq, p);
+        let slot = self.pending.insert(p, self.seq, due_us);
         let at = Time(due_us.div_ceil(1000));
-        self.timers.set(ctx.now, at, Wake { due_us, seq: self.seq });
+        self.timers.set(ctx.now, at, Wake { due_us, seq: self.seq, slot });
     }
 }
 
@@ -670,6 +638,7 @@ impl Policy for Hawk {
         match event {
             Event::NodeAdded(spec) => {
                 self.epochs += 1;
+                self.freeze_snapshot(spec.node);
                 self.nodes.insert(spec.node, NodeState { epoch: self.epochs, ..NodeState::default() });
                 self.layout_stale = true;
                 // the window grew: reqs above it get more entries
@@ -683,6 +652,7 @@ impl Policy for Hawk {
                 self.layout_stale = true;
                 let mut lost = BTreeSet::new();
                 self.set_bit(*node, false);
+                self.freeze_snapshot(*node);
                 if let Some(ns) = self.nodes.remove(node) {
                     for e in &ns.queue {
                         self.lose(e);
@@ -751,13 +721,15 @@ impl Policy for Hawk {
     fn on_wake(&mut self, ctx: &mut Ctx<'_>) {
         self.heartbeat(ctx);
         while let Some(w) = self.timers.pop_due(ctx.now) {
-            match self.pending.remove(&w.seq) {
-                Some(Pending::Arrive { node, epoch, entry }) => {
-                    if self.nodes.get(&node).is_some_and(|n| n.epoch == epoch) {
-                        self.arrive(ctx, node, entry, w.due_us);
-                    } else {
-                        self.lose(&entry);
-                        self.top_up(ctx, entry.req, w.due_us);
+            match self.pending.remove(w.slot) {
+                Some(Pending::Arrive(batch)) => {
+                    for (node, epoch, entry) in batch {
+                        if self.nodes.get(&node).is_some_and(|n| n.epoch == epoch) {
+                            self.arrive(ctx, node, entry, w.due_us);
+                        } else {
+                            self.lose(&entry);
+                            self.top_up(ctx, entry.req, w.due_us);
+                        }
                     }
                 }
                 Some(Pending::Fetched { node, epoch, entry, hold, am, index }) => {

@@ -3,7 +3,7 @@
 //! with Eagle's SSS routing ([`super::sss`]), SBP and the SRPT order
 //! ([`super::srpt`]) where the configuration asks for them.
 
-use super::{srpt, Config, Entry, Hawk, Order, Pending, Req, Run};
+use super::{srpt, Config, Entry, Hawk, Order, Pending, Pool, Req, Run};
 use sojourn_core::{Cluster, Ctx, NodeId, Phase, Refusal, Resources, Rng};
 
 impl Hawk {
@@ -30,14 +30,14 @@ impl Hawk {
 
     /// The nodes a req may be sent to: `pool`, less those that cannot host
     /// it (a copy only when some cannot).
-    pub(crate) fn hosts(&self, cluster: &Cluster, req: Req, pool: &[NodeId]) -> Vec<NodeId> {
+    pub(crate) fn hosts(&self, cluster: &Cluster, req: Req, pool: &Pool) -> Pool {
         let plain = Self::ask_of(cluster, req).is_some_and(|a| {
             a.ask.capability.fits_in(&self.min_capacity)
                 && a.ask.label.is_none()
                 && (a.ask.relax_locality || a.ask.locality.is_empty())
         });
         if plain {
-            pool.to_vec()
+            pool.clone()
         } else {
             pool.iter().copied().filter(|n| Self::can_host(cluster, req, *n)).collect()
         }
@@ -45,7 +45,7 @@ impl Hawk {
 
     /// The pool a req's probes are drawn from (H3; split cluster, no-central
     /// ablation of §1.8).
-    fn probe_pool(&self, long: bool) -> &[NodeId] {
+    fn probe_pool(&self, long: bool) -> &Pool {
         let pick = if long {
             &self.general
         } else if self.cfg.short_in_partition {
@@ -101,7 +101,10 @@ impl Hawk {
             self.arrive(ctx, node, entry, at_us);
         } else {
             let epoch = self.nodes.get(&node).map_or(0, |n| n.epoch);
-            self.after(ctx, at_us + self.cfg.delay_us, Pending::Arrive { node, epoch, entry });
+            let due_us = at_us + self.cfg.delay_us;
+            if let Some(arrival) = self.pending.join(self.seq, due_us, (node, epoch, entry)) {
+                self.after(ctx, due_us, Pending::Arrive(vec![arrival]));
+            }
         }
     }
 
@@ -184,15 +187,18 @@ impl Hawk {
             };
             let cluster = ctx.cluster();
             let (Some(ns), Some(n)) = (self.nodes.get(&node), cluster.node(node)) else { return };
-            let head = &ns.queue[at];
-            let am = is_am(cluster, head);
-            let need = match Self::ask_of(cluster, head.req) {
+            let ask = Self::ask_of(cluster, ns.queue[at].req);
+            let am = ask.is_some_and(|a| a.ask.phase == Phase::Am);
+            let need = match ask {
                 Some(a) if a.outstanding > 0 => a.ask.capability,
                 _ => NO_TASK_HOLD,
             };
             if !need.fits_in(&n.capacity) {
                 // Only after an ask grew or a steal across node sizes: this
                 // node can never run it; the req is topped up elsewhere.
+                if !ns.queue[at].probe {
+                    self.freeze_snapshot(node);
+                }
                 let Some(ns) = self.nodes.get_mut(&node) else { return };
                 let Some(e) = ns.queue.remove(at) else { return };
                 if e.long {
@@ -268,6 +274,9 @@ impl Hawk {
         // started AM then counts while it runs
         if am {
             self.ams = self.ams.saturating_sub(1);
+        }
+        if !e.probe {
+            self.freeze_snapshot(node);
         }
         let Some(ns) = self.nodes.get_mut(&node) else {
             self.top_up(ctx, e.req, at_us);

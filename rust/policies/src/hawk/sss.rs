@@ -4,7 +4,7 @@
 //! around those nodes: a random first round, a redraw on the freshest
 //! vector the job's probes met, then the short partition.
 
-use super::{bit, Bits, Entry, Hawk};
+use super::{bit, Bits, Entry, Hawk, Pool};
 use sojourn_core::{Ctx, NodeId, Rng};
 use std::sync::Arc;
 
@@ -63,12 +63,7 @@ impl Hawk {
     /// vector stored at any of the job's targets (step 3), and if rejected
     /// again goes to the short partition (step 6). Returns each probe's
     /// node and its extra delay (a redrawn probe arrives after 2d).
-    pub(crate) fn sss_route(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        hosts: &[NodeId],
-        targets: Vec<NodeId>,
-    ) -> Vec<(NodeId, u64)> {
+    pub(crate) fn sss_route(&mut self, ctx: &mut Ctx<'_>, hosts: &Pool, targets: Vec<NodeId>) -> Vec<(NodeId, u64)> {
         let fresh: Option<Bits> = targets
             .iter()
             .filter_map(|t| self.nodes.get(t).and_then(|n| n.sss.as_ref()))
@@ -142,8 +137,13 @@ impl Hawk {
 
     /// Step 6: a node of the short partition that can host the probe, at
     /// random (any host when the partition has none).
-    fn fallback(&self, rng: &mut Rng, hosts: &[NodeId]) -> NodeId {
-        let short: Vec<NodeId> = self.short.iter().copied().filter(|n| hosts.binary_search(n).is_ok()).collect();
+    fn fallback(&self, rng: &mut Rng, hosts: &Pool) -> NodeId {
+        // (every node hosts a plain ask: the partition as it is, no filter)
+        let short: Pool = if Arc::ptr_eq(hosts, &self.all) {
+            self.short.clone()
+        } else {
+            self.short.iter().copied().filter(|n| hosts.binary_search(n).is_ok()).collect()
+        };
         let pool = if short.is_empty() { hosts } else { &short };
         pool[rng.below(pool.len() as u64) as usize]
     }

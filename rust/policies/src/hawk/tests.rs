@@ -184,7 +184,7 @@ fn a_steal_takes_only_the_run_after_a_long_entry() {
     );
     let e = |long: bool| super::Entry::new((AppId(long as u32), Priority::MAP), long, true, 0);
     let n = sojourn_core::NodeId(0);
-    let st = h.nodes.entry(n).or_default();
+    let st = h.nodes.get_or_default(n);
     st.queue.extend([e(false), e(false), e(true), e(false), e(false), e(true), e(false)]);
     st.running_short = 1;
     let taken = h.steal_from(n);

@@ -1,0 +1,152 @@
+//! What the policy keeps per node, and the table it keeps it in: a vector
+//! indexed by node id for the ids hosts hand out from a counter, so the
+//! queues' hot paths (arrive, serve, fetched, forget) index instead of
+//! walking an ordered map; ids past [`DENSE_IDS`] (a hostile recording, a
+//! long-lived RM) go to an ordered map instead of growing the vector.
+
+use super::{Bits, Entry};
+use sojourn_core::{ContainerId, NodeId, Resources};
+use std::collections::{BTreeMap, VecDeque};
+
+/// What the policy keeps about a node.
+#[derive(Clone, Debug, Default)]
+pub struct NodeState {
+    pub queue: VecDeque<Entry>,
+    /// Long entries in `queue`.
+    pub queued_long: u32,
+    /// Get-tasks in flight, and what they hold of the node.
+    pub fetching: u32,
+    /// AM containers running here or being fetched.
+    pub ams: u32,
+    pub held: Resources,
+    pub running_long: u32,
+    pub running_short: u32,
+    /// Estimates of the central tasks placed here and not yet started (µs).
+    pub central_work_us: u64,
+    /// Long tasks the central scheduler assigned here (in flight, queued
+    /// or running): the node's SSS bit is set while this is above 0.
+    pub assigned_long: u32,
+    /// The bit vector (and its version, the "timestamp") that came with
+    /// the last long task that reached the node (SSS, §2.3 step 2).
+    pub sss: Option<(u64, Bits)>,
+    /// The central tasks running here: container, estimate and start (µs),
+    /// for the waiting time (H5) without a walk over the node's containers.
+    pub central_runs: Vec<(ContainerId, u64, u64)>,
+    /// In the short partition.
+    pub short: bool,
+    /// Which registration of the node this is: what was sent to an earlier
+    /// one (before the node left and came back) is lost.
+    pub epoch: u64,
+}
+
+/// Ids below this index the dense vector (an absent node's slot costs a
+/// `NodeState`'s size, so at most ~10 MiB however large the ids).
+const DENSE_IDS: u32 = 1 << 16;
+
+/// The live nodes' states by id, iterated in id order (dense ids first,
+/// then the sparse ones, which are all larger).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NodeTable {
+    dense: Vec<Option<NodeState>>,
+    sparse: BTreeMap<NodeId, NodeState>,
+    len: usize,
+}
+
+impl NodeTable {
+    pub fn get(&self, id: &NodeId) -> Option<&NodeState> {
+        if id.0 < DENSE_IDS {
+            self.dense.get(id.0 as usize)?.as_ref()
+        } else {
+            self.sparse.get(id)
+        }
+    }
+
+    pub fn get_mut(&mut self, id: &NodeId) -> Option<&mut NodeState> {
+        if id.0 < DENSE_IDS {
+            self.dense.get_mut(id.0 as usize)?.as_mut()
+        } else {
+            self.sparse.get_mut(id)
+        }
+    }
+
+    /// Puts `state` at `id`, returning what was there.
+    pub fn insert(&mut self, id: NodeId, state: NodeState) -> Option<NodeState> {
+        let old = if id.0 < DENSE_IDS {
+            let i = id.0 as usize;
+            if i >= self.dense.len() {
+                self.dense.resize_with(i + 1, || None);
+            }
+            self.dense[i].replace(state)
+        } else {
+            self.sparse.insert(id, state)
+        };
+        if old.is_none() {
+            self.len += 1;
+        }
+        old
+    }
+
+    pub fn remove(&mut self, id: &NodeId) -> Option<NodeState> {
+        let old = if id.0 < DENSE_IDS {
+            self.dense.get_mut(id.0 as usize).and_then(Option::take)
+        } else {
+            self.sparse.remove(id)
+        };
+        if old.is_some() {
+            self.len -= 1;
+        }
+        old
+    }
+
+    /// The state at `id`, a default one if the node is not there (tests
+    /// set queues up by hand).
+    #[cfg(test)]
+    pub fn get_or_default(&mut self, id: NodeId) -> &mut NodeState {
+        if self.get(&id).is_none() {
+            self.insert(id, NodeState::default());
+        }
+        self.get_mut(&id).expect("just inserted")
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Every node and its state, in id order.
+    pub fn iter(&self) -> impl Iterator<Item = (NodeId, &NodeState)> {
+        let dense = self.dense.iter().enumerate().filter_map(|(i, s)| Some((NodeId(i as u32), s.as_ref()?)));
+        dense.chain(self.sparse.iter().map(|(id, s)| (*id, s)))
+    }
+
+    /// Every node and its state, mutably, in id order.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (NodeId, &mut NodeState)> {
+        let dense = self.dense.iter_mut().enumerate().filter_map(|(i, s)| Some((NodeId(i as u32), s.as_mut()?)));
+        dense.chain(self.sparse.iter_mut().map(|(id, s)| (*id, s)))
+    }
+
+    /// Every node id, in order.
+    pub fn keys(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.iter().map(|(id, _)| id)
+    }
+
+    /// Every state, in id order.
+    pub fn values(&self) -> impl Iterator<Item = &NodeState> {
+        self.iter().map(|(_, s)| s)
+    }
+
+    /// The largest id present.
+    pub fn last_id(&self) -> Option<NodeId> {
+        if let Some(id) = self.sparse.keys().next_back() {
+            return Some(*id);
+        }
+        let i = self.dense.iter().rposition(Option::is_some)?;
+        Some(NodeId(i as u32))
+    }
+}
+
+impl std::ops::Index<&NodeId> for NodeTable {
+    type Output = NodeState;
+    fn index(&self, id: &NodeId) -> &NodeState {
+        self.get(id).expect("no such node")
+    }
+}
