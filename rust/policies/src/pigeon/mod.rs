@@ -42,8 +42,8 @@
 //!   later, and a worker's idle notice reaches its master after d (§5.3,
 //!   §5.4): an idle cluster starts a task 2d after its job arrives, a queued
 //!   task 2d after the previous one on that worker ended. Each delay is a
-//!   typed timer ([`Wake`]) due at the next whole millisecond, as in
-//!   `hawk`; times chain in µs so rounding never accumulates. With d = 0
+//!   typed message ([`Pending`], in [`wakes`]) due at the next whole
+//!   millisecond, as in `hawk`; times chain in µs so rounding never accumulates. With d = 0
 //!   everything happens at once. The worker's result message to the
 //!   distributor (K3) is the container's completion: the host ends the job
 //!   then, not d later.
@@ -105,6 +105,7 @@ mod config;
 mod distributor;
 mod layout;
 pub mod master;
+mod wakes;
 pub use distributor::{split, split_with};
 
 #[cfg(test)]
@@ -112,12 +113,24 @@ mod props;
 #[cfg(test)]
 mod tests;
 
+use crate::kairos::IdHasher;
 pub use config::{parse_weight, Config, Weight, WfqMode, PARAMS};
 use master::{Master, Served, Task};
 use sojourn_core::{
-    AppId, Ask, Cluster, ContainerId, Ctx, Decision, Event, NodeId, Params, Policy, Priority, Result, Time, TimerTable,
+    AppId, Ask, Cluster, ContainerId, Ctx, Decision, Event, NodeId, Params, Policy, Priority, Result, Time,
 };
-use std::collections::{BTreeMap, BTreeSet};
+// Hashed maps for the per-task lookups (by node, ask, container, app):
+// looked up, never walked in their order where it could reach a decision
+// (what is collected from them is sorted first).
+use std::collections::BTreeSet;
+#[allow(clippy::disallowed_types)]
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+use wakes::Wakes;
+
+/// A map keyed by the core's small integer ids, hashed by [`IdHasher`].
+#[allow(clippy::disallowed_types)]
+pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
 pub fn build(p: &Params) -> Result<Box<dyn Policy>> {
     Ok(Box::new(Pigeon::new(Config::from_params(p)?)))
@@ -188,23 +201,18 @@ enum Pending {
     Idle { key: WorkerKey, epoch: u64 },
 }
 
-/// A typed wake-up: the exact time (µs) and the [`Pending`] it stands for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Wake {
-    pub due_us: u64,
-    pub seq: u64,
-}
-
 pub struct Pigeon {
     pub(crate) cfg: Config,
-    nodes: BTreeMap<NodeId, NodeInfo>,
+    nodes: IdMap<NodeId, NodeInfo>,
     pub(crate) workers: Vec<Worker>,
     pub(crate) masters: Vec<Master>,
     layout_stale: bool,
-    pub(crate) reqs: BTreeMap<Req, ReqState>,
-    running: BTreeMap<ContainerId, (WorkerKey, AppId, bool)>,
+    pub(crate) reqs: IdMap<Req, ReqState>,
+    /// The priorities of each app's reqs (to drop them when it leaves).
+    app_reqs: IdMap<AppId, Vec<Priority>>,
+    running: IdMap<ContainerId, (WorkerKey, AppId, bool)>,
     /// Containers in `running` per app.
-    app_running: BTreeMap<AppId, u32>,
+    app_running: IdMap<AppId, u32>,
     /// Nodes with blocked workers.
     blocked: BTreeSet<NodeId>,
     /// Reqs short of tasks that could not be sent (no worker yet).
@@ -216,9 +224,8 @@ pub struct Pigeon {
     am_live: u32,
     am_running: u32,
     am_waiting: BTreeSet<Req>,
-    pending: BTreeMap<u64, Pending>,
-    timers: TimerTable<Wake>,
-    seq: u64,
+    /// Batches, task starts and idle notices in flight.
+    wakes: Wakes,
     epochs: u64,
 }
 
@@ -230,22 +237,21 @@ impl Pigeon {
     pub fn new(cfg: Config) -> Pigeon {
         Pigeon {
             cfg,
-            nodes: BTreeMap::new(),
+            nodes: IdMap::default(),
             workers: Vec::new(),
             masters: Vec::new(),
             layout_stale: true,
-            reqs: BTreeMap::new(),
-            running: BTreeMap::new(),
-            app_running: BTreeMap::new(),
+            reqs: IdMap::default(),
+            app_reqs: IdMap::default(),
+            running: IdMap::default(),
+            app_running: IdMap::default(),
             blocked: BTreeSet::new(),
             starved: BTreeSet::new(),
             refill: BTreeSet::new(),
             am_live: 0,
             am_running: 0,
             am_waiting: BTreeSet::new(),
-            pending: BTreeMap::new(),
-            timers: TimerTable::new(),
-            seq: 0,
+            wakes: Wakes::default(),
             epochs: 0,
         }
     }
@@ -286,17 +292,20 @@ impl Pigeon {
     /// (AM reqs held by `max_am_share` aside): what the property tests
     /// check is empty.
     pub fn uncovered(&self, cluster: &Cluster) -> Vec<Req> {
-        self.reqs
+        let mut out: Vec<Req> = self
+            .reqs
             .iter()
             .filter(|(r, _)| !self.am_waiting.contains(r))
             .filter(|(r, st)| Self::outstanding(cluster, **r).is_some_and(|o| Self::to_cover(o) > st.live))
             .map(|(r, _)| *r)
-            .collect()
+            .collect();
+        out.sort_unstable();
+        out
     }
 
     /// Tasks queued at masters or in flight, and idle notices in flight.
     pub fn entries(&self) -> usize {
-        self.masters.iter().map(|m| m.queued()).sum::<usize>() + self.pending.len()
+        self.masters.iter().map(|m| m.queued()).sum::<usize>() + self.wakes.len()
     }
 
     /// D1–D6: the distributor sends the req's missing tasks to the masters.
@@ -548,8 +557,11 @@ impl Pigeon {
     /// Forgets containers the mirror no longer has; their workers are gone
     /// or idle again.
     fn sweep(&mut self, ctx: &mut Ctx<'_>, at_us: u64) {
-        let gone: Vec<ContainerId> =
+        let mut gone: Vec<ContainerId> =
             self.running.keys().copied().filter(|c| ctx.cluster().container(*c).is_none()).collect();
+        // container order, as the ordered map gave them: workers' notices
+        // go out in this order
+        gone.sort_unstable();
         for c in gone {
             if let Some(key) = self.forget(c) {
                 if let Some(w) = self.index(key) {
@@ -594,9 +606,7 @@ impl Pigeon {
     }
 
     fn after(&mut self, ctx: &Ctx<'_>, due_us: u64, p: Pending) {
-        self.seq += 1;
-        self.pending.insert(self.seq, p);
-        self.timers.set(ctx.now, Time(due_us.div_ceil(1000)), Wake { due_us, seq: self.seq });
+        self.wakes.send(ctx.now, due_us, p);
     }
 }
 
@@ -618,8 +628,9 @@ impl Policy for Pigeon {
             }
             Event::NodeRemoved { node } => {
                 self.nodes.remove(node);
-                let lost: Vec<ContainerId> =
+                let mut lost: Vec<ContainerId> =
                     self.running.iter().filter(|(_, (k, _, _))| k.node == *node).map(|(c, _)| *c).collect();
+                lost.sort_unstable();
                 for c in lost {
                     self.forget(c);
                 }
@@ -632,14 +643,17 @@ impl Policy for Pigeon {
                     let req = (*app, ask.priority);
                     let long = self.is_long(ctx.cluster(), *app, ask);
                     let am = ask.phase == sojourn_core::Phase::Am;
-                    self.reqs.entry(req).or_insert(ReqState { long, am, live: 0 });
+                    if let std::collections::hash_map::Entry::Vacant(e) = self.reqs.entry(req) {
+                        e.insert(ReqState { long, am, live: 0 });
+                        self.app_reqs.entry(*app).or_default().push(ask.priority);
+                    }
                     self.trim(ctx.cluster(), req);
                     self.top_up(ctx, req, now);
                 }
             }
             Event::AppRemoved { app } => {
                 let reqs: Vec<Req> =
-                    self.reqs.range((*app, Priority(0))..=(*app, Priority(u32::MAX))).map(|(r, _)| *r).collect();
+                    self.app_reqs.remove(app).unwrap_or_default().into_iter().map(|p| (*app, p)).collect();
                 // (a job that finished has no task left at the masters and
                 // no container running: nothing to scan for)
                 let mut queued = false;
@@ -703,15 +717,14 @@ impl Policy for Pigeon {
     }
 
     fn next_wake(&self) -> Option<Time> {
-        self.timers.next()
+        self.wakes.next()
     }
 
     fn on_wake(&mut self, ctx: &mut Ctx<'_>) {
-        while let Some(w) = self.timers.pop_due(ctx.now) {
-            let at = w.due_us;
-            match self.pending.remove(&w.seq) {
-                Some(Pending::Batch { group, req, long, n }) => self.batch(ctx, group, req, long, n, at),
-                Some(Pending::Start { key, epoch, task }) => {
+        while let Some((at, pending)) = self.wakes.pop_due(ctx.now) {
+            match pending {
+                Pending::Batch { group, req, long, n } => self.batch(ctx, group, req, long, n, at),
+                Pending::Start { key, epoch, task } => {
                     self.layout(ctx, at);
                     if self.epoch_of(key.node) == epoch {
                         self.start(ctx, key, task, at);
@@ -720,7 +733,7 @@ impl Policy for Pigeon {
                         self.top_up(ctx, task.req, at);
                     }
                 }
-                Some(Pending::Idle { key, epoch }) => {
+                Pending::Idle { key, epoch } => {
                     self.layout(ctx, at);
                     if self.epoch_of(key.node) == epoch {
                         if let Some(w) = self.index(key).filter(|w| self.workers[*w].state == WState::Notifying) {
@@ -728,7 +741,6 @@ impl Policy for Pigeon {
                         }
                     }
                 }
-                None => {}
             }
         }
         self.settle(ctx);
@@ -745,7 +757,7 @@ impl Policy for Pigeon {
             "ltq": idle(|m| m.ltq.len()),
             "liw": idle(|m| m.liw.len()),
             "hiw": idle(|m| m.hiw.len()),
-            "in_flight": self.pending.len(),
+            "in_flight": self.wakes.len(),
             "running": self.running.len(),
         })
     }
