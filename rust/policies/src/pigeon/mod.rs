@@ -105,6 +105,7 @@ mod config;
 mod distributor;
 mod layout;
 pub mod master;
+mod tally;
 mod wakes;
 pub use distributor::{split, split_with};
 
@@ -126,7 +127,8 @@ use std::collections::BTreeSet;
 #[allow(clippy::disallowed_types)]
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
-use wakes::Wakes;
+use tally::{Count, Tally};
+use wakes::{Addr, Held, Pending, Wakes};
 
 /// A map keyed by the core's small integer ids, hashed by [`IdHasher`].
 #[allow(clippy::disallowed_types)]
@@ -168,6 +170,8 @@ pub enum WState {
 #[derive(Clone, Copy, Debug)]
 pub struct Worker {
     pub key: WorkerKey,
+    /// Its node's epoch when the layout was made.
+    pub epoch: u64,
     pub group: usize,
     pub reserved: bool,
     pub state: WState,
@@ -190,27 +194,18 @@ pub struct ReqState {
     pub live: u32,
 }
 
-/// What a timer stands for.
-#[derive(Clone, Debug)]
-enum Pending {
-    /// `n` tasks of `req` reach master `group` (D5).
-    Batch { group: usize, req: Req, long: bool, n: u32 },
-    /// `task` reaches its worker (M21, K1).
-    Start { key: WorkerKey, epoch: u64, task: Task },
-    /// The worker's idle notice reaches its master (K4, M10).
-    Idle { key: WorkerKey, epoch: u64 },
-}
-
 pub struct Pigeon {
     pub(crate) cfg: Config,
     nodes: IdMap<NodeId, NodeInfo>,
     pub(crate) workers: Vec<Worker>,
     pub(crate) masters: Vec<Master>,
     layout_stale: bool,
+    /// Layouts made so far.
+    layout_gen: u64,
     pub(crate) reqs: IdMap<Req, ReqState>,
     /// The priorities of each app's reqs (to drop them when it leaves).
     app_reqs: IdMap<AppId, Vec<Priority>>,
-    running: IdMap<ContainerId, (WorkerKey, AppId, bool)>,
+    running: IdMap<ContainerId, Held>,
     /// Containers in `running` per app.
     app_running: IdMap<AppId, u32>,
     /// Nodes with blocked workers.
@@ -226,6 +221,8 @@ pub struct Pigeon {
     am_waiting: BTreeSet<Req>,
     /// Batches, task starts and idle notices in flight.
     wakes: Wakes,
+    /// Metrics of the current call, handed to the core at its end.
+    tally: Tally,
     epochs: u64,
 }
 
@@ -241,6 +238,7 @@ impl Pigeon {
             workers: Vec::new(),
             masters: Vec::new(),
             layout_stale: true,
+            layout_gen: 0,
             reqs: IdMap::default(),
             app_reqs: IdMap::default(),
             running: IdMap::default(),
@@ -252,6 +250,7 @@ impl Pigeon {
             am_running: 0,
             am_waiting: BTreeSet::new(),
             wakes: Wakes::default(),
+            tally: Tally::default(),
             epochs: 0,
         }
     }
@@ -343,7 +342,7 @@ impl Pigeon {
             s.live += k;
         }
         for (group, n) in split(ctx, k, self.masters.len()) {
-            ctx.metrics.count("batches_sent", 1);
+            self.tally.count(Count::BatchesSent);
             if self.cfg.delay_us == 0 {
                 self.batch(ctx, group, req, st.long, n, at_us);
             } else {
@@ -376,34 +375,38 @@ impl Pigeon {
     fn arrive(&mut self, ctx: &mut Ctx<'_>, g: usize, task: Task, at_us: u64) {
         match self.masters[g].arrive(task) {
             Some(w) => self.dispatch(ctx, w, task, at_us),
-            None => ctx.metrics.count(if task.long { "queued_long" } else { "queued_short" }, 1),
+            None => self.tally.count(if task.long { Count::QueuedLong } else { Count::QueuedShort }),
         }
     }
 
     /// M21: `task` leaves for worker `w`.
     fn dispatch(&mut self, ctx: &mut Ctx<'_>, w: usize, task: Task, at_us: u64) {
         let wait_ms = at_us.saturating_sub(task.arrived_us) as f64 / 1000.0;
-        ctx.metrics.observe("queue_delay_ms", wait_ms);
-        ctx.metrics.observe(if task.long { "queue_delay_long_ms" } else { "queue_delay_short_ms" }, wait_ms);
-        let worker = &mut self.workers[w];
-        worker.state = WState::Sent;
-        let key = worker.key;
+        self.tally.delay(wait_ms, task.long);
+        self.workers[w].state = WState::Sent;
         if self.cfg.delay_us == 0 {
-            self.start(ctx, key, task, at_us);
+            self.start(ctx, self.workers[w].key, task, at_us);
         } else {
-            let epoch = self.epoch_of(key.node);
-            self.after(ctx, at_us + self.cfg.delay_us, Pending::Start { key, epoch, task });
+            let to = self.addr(w);
+            self.after(ctx, at_us + self.cfg.delay_us, Pending::Start { to, task });
         }
     }
 
     /// K1: the task reaches its worker, which starts it.
     fn start(&mut self, ctx: &mut Ctx<'_>, key: WorkerKey, task: Task, at_us: u64) {
-        let Some(w) = self.index(key) else {
-            // the node left
-            self.lose(task.req);
-            self.top_up(ctx, task.req, at_us);
-            return;
-        };
+        match self.index(key) {
+            Some(w) => self.start_on(ctx, w, task, at_us),
+            None => {
+                // the node left
+                self.lose(task.req);
+                self.top_up(ctx, task.req, at_us);
+            }
+        }
+    }
+
+    /// K1 on worker `w`.
+    fn start_on(&mut self, ctx: &mut Ctx<'_>, w: usize, task: Task, at_us: u64) {
+        let key = self.workers[w].key;
         let (app, prio) = task.req;
         match ctx.cluster().can_allocate(app, prio, key.node) {
             Ok(()) => {
@@ -416,16 +419,17 @@ impl Pigeon {
                 if am {
                     self.am_running += 1;
                 }
-                self.running.insert(container, (key, app, am));
+                let on = self.addr(w);
+                self.running.insert(container, Held { on, app, am });
                 *self.app_running.entry(app).or_insert(0) += 1;
                 let worker = &mut self.workers[w];
                 worker.state = WState::Running;
                 if task.long {
-                    ctx.metrics.count("long_tasks", 1);
+                    self.tally.count(Count::LongTasks);
                 } else {
-                    ctx.metrics.count("short_tasks", 1);
+                    self.tally.count(Count::ShortTasks);
                     if worker.reserved {
-                        ctx.metrics.count("reserved_starts", 1);
+                        self.tally.count(Count::ReservedStarts);
                     }
                 }
                 if Self::outstanding(ctx.cluster(), task.req)
@@ -436,7 +440,7 @@ impl Pigeon {
             }
             Err(sojourn_core::Refusal::NoAsk | sojourn_core::Refusal::UnknownApp) => {
                 self.lose(task.req);
-                ctx.metrics.count("tasks_dropped", 1);
+                self.tally.count(Count::TasksDropped);
                 self.notify(ctx, w, at_us);
             }
             Err(_) => self.requeue(w, task),
@@ -459,14 +463,12 @@ impl Pigeon {
 
     /// K4: worker `w` tells its master it is idle.
     fn notify(&mut self, ctx: &mut Ctx<'_>, w: usize, at_us: u64) {
-        let worker = &mut self.workers[w];
-        worker.state = WState::Notifying;
-        let key = worker.key;
+        self.workers[w].state = WState::Notifying;
         if self.cfg.delay_us == 0 {
             self.idle(ctx, w, at_us);
         } else {
-            let epoch = self.epoch_of(key.node);
-            self.after(ctx, at_us + self.cfg.delay_us, Pending::Idle { key, epoch });
+            let to = self.addr(w);
+            self.after(ctx, at_us + self.cfg.delay_us, Pending::Idle { to });
         }
     }
 
@@ -477,7 +479,7 @@ impl Pigeon {
         match self.masters[group].idle(w, reserved, self.cfg.weight, self.cfg.mode) {
             Served::Task { task, wfq_turn } => {
                 if wfq_turn {
-                    ctx.metrics.count("wfq_long_turns", 1);
+                    self.tally.count(Count::WfqLongTurns);
                 }
                 self.dispatch(ctx, w, task, at_us);
             }
@@ -563,8 +565,8 @@ impl Pigeon {
         // go out in this order
         gone.sort_unstable();
         for c in gone {
-            if let Some(key) = self.forget(c) {
-                if let Some(w) = self.index(key) {
+            if let Some(on) = self.forget(c) {
+                if let Some(w) = self.index_of(on) {
                     self.notify(ctx, w, at_us);
                 }
             }
@@ -572,7 +574,7 @@ impl Pigeon {
     }
 
     /// At the end of every call: retries starved reqs, refills reqs above
-    /// [`MAX_TASKS_PER_ASK`].
+    /// [`MAX_TASKS_PER_ASK`]; hands the call's metrics to the core.
     fn settle(&mut self, ctx: &mut Ctx<'_>) {
         let now = us(ctx.now);
         for req in std::mem::take(&mut self.starved) {
@@ -588,11 +590,12 @@ impl Pigeon {
                 self.top_up(ctx, req, now);
             }
         }
+        self.tally.flush(ctx.metrics);
     }
 
     /// Removes a container from the books; returns its worker.
-    fn forget(&mut self, c: ContainerId) -> Option<WorkerKey> {
-        let (key, app, am) = self.running.remove(&c)?;
+    fn forget(&mut self, c: ContainerId) -> Option<Addr> {
+        let Held { on, app, am } = self.running.remove(&c)?;
         if am {
             self.am_running = self.am_running.saturating_sub(1);
         }
@@ -602,11 +605,7 @@ impl Pigeon {
                 self.app_running.remove(&app);
             }
         }
-        Some(key)
-    }
-
-    fn after(&mut self, ctx: &Ctx<'_>, due_us: u64, p: Pending) {
-        self.wakes.send(ctx.now, due_us, p);
+        Some(on)
     }
 }
 
@@ -629,7 +628,7 @@ impl Policy for Pigeon {
             Event::NodeRemoved { node } => {
                 self.nodes.remove(node);
                 let mut lost: Vec<ContainerId> =
-                    self.running.iter().filter(|(_, (k, _, _))| k.node == *node).map(|(c, _)| *c).collect();
+                    self.running.iter().filter(|(_, h)| h.on.key.node == *node).map(|(c, _)| *c).collect();
                 lost.sort_unstable();
                 for c in lost {
                     self.forget(c);
@@ -676,16 +675,16 @@ impl Policy for Pigeon {
                 }
             }
             Event::ContainerCompleted { container, .. } => {
-                if let Some(key) = self.forget(*container) {
-                    if let Some(w) = self.index(key) {
+                if let Some(on) = self.forget(*container) {
+                    if let Some(w) = self.index_of(on) {
                         self.notify(ctx, w, now);
                     }
-                    self.unblock(ctx, key.node, now);
+                    self.unblock(ctx, on.key.node, now);
                 }
             }
             Event::Rejected { decision: Decision::Allocate { container, app, priority, node, .. }, .. } => {
-                if let Some(key) = self.forget(*container) {
-                    if let Some(w) = self.index(key) {
+                if let Some(on) = self.forget(*container) {
+                    if let Some(w) = self.index_of(on) {
                         self.idle(ctx, w, now);
                     }
                 }
@@ -724,21 +723,17 @@ impl Policy for Pigeon {
         while let Some((at, pending)) = self.wakes.pop_due(ctx.now) {
             match pending {
                 Pending::Batch { group, req, long, n } => self.batch(ctx, group, req, long, n, at),
-                Pending::Start { key, epoch, task } => {
-                    self.layout(ctx, at);
-                    if self.epoch_of(key.node) == epoch {
-                        self.start(ctx, key, task, at);
-                    } else {
+                Pending::Start { to, task } => match self.reach(ctx, to, at) {
+                    Some(w) => self.start_on(ctx, w, task, at),
+                    None => {
+                        // the node left (or left and came back)
                         self.lose(task.req);
                         self.top_up(ctx, task.req, at);
                     }
-                }
-                Pending::Idle { key, epoch } => {
-                    self.layout(ctx, at);
-                    if self.epoch_of(key.node) == epoch {
-                        if let Some(w) = self.index(key).filter(|w| self.workers[*w].state == WState::Notifying) {
-                            self.idle(ctx, w, at);
-                        }
+                },
+                Pending::Idle { to } => {
+                    if let Some(w) = self.reach(ctx, to, at).filter(|w| self.workers[*w].state == WState::Notifying) {
+                        self.idle(ctx, w, at);
                     }
                 }
             }
