@@ -15,6 +15,7 @@ impl Pigeon {
             return;
         }
         self.layout_stale = false;
+        self.layout_gen += 1;
         let old: BTreeMap<WorkerKey, WState> = self.workers.iter().map(|w| (w.key, w.state)).collect();
         let mut queued: Vec<Task> = Vec::new();
         for m in &mut self.masters {
@@ -77,7 +78,8 @@ impl Pigeon {
                     None | Some(WState::Idle) | Some(WState::Blocked) => WState::Idle,
                     Some(s) => *s,
                 };
-                let w = Worker { key: *key, group: g, reserved: reserved.contains(&(lo + i)), state };
+                let epoch = self.nodes.get(&key.node).map_or(0, |n| n.epoch);
+                let w = Worker { key: *key, epoch, group: g, reserved: reserved.contains(&(lo + i)), state };
                 if state == WState::Idle {
                     let m = &mut self.masters[g];
                     if w.reserved {

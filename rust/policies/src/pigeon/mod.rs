@@ -42,8 +42,8 @@
 //!   later, and a worker's idle notice reaches its master after d (§5.3,
 //!   §5.4): an idle cluster starts a task 2d after its job arrives, a queued
 //!   task 2d after the previous one on that worker ended. Each delay is a
-//!   typed timer ([`Wake`]) due at the next whole millisecond, as in
-//!   `hawk`; times chain in µs so rounding never accumulates. With d = 0
+//!   typed message ([`Pending`], in [`wakes`]) due at the next whole
+//!   millisecond, as in `hawk`; times chain in µs so rounding never accumulates. With d = 0
 //!   everything happens at once. The worker's result message to the
 //!   distributor (K3) is the container's completion: the host ends the job
 //!   then, not d later.
@@ -105,6 +105,8 @@ mod config;
 mod distributor;
 mod layout;
 pub mod master;
+mod tally;
+mod wakes;
 pub use distributor::{split, split_with};
 
 #[cfg(test)]
@@ -112,12 +114,25 @@ mod props;
 #[cfg(test)]
 mod tests;
 
+use crate::kairos::IdHasher;
 pub use config::{parse_weight, Config, Weight, WfqMode, PARAMS};
 use master::{Master, Served, Task};
 use sojourn_core::{
-    AppId, Ask, Cluster, ContainerId, Ctx, Decision, Event, NodeId, Params, Policy, Priority, Result, Time, TimerTable,
+    AppId, Ask, Cluster, ContainerId, Ctx, Decision, Event, NodeId, Params, Policy, Priority, Result, Time,
 };
-use std::collections::{BTreeMap, BTreeSet};
+// Hashed maps for the per-task lookups (by node, ask, container, app):
+// looked up, never walked in their order where it could reach a decision
+// (what is collected from them is sorted first).
+use std::collections::BTreeSet;
+#[allow(clippy::disallowed_types)]
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+use tally::{Count, Tally};
+use wakes::{Addr, Held, Pending, Wakes};
+
+/// A map keyed by the core's small integer ids, hashed by [`IdHasher`].
+#[allow(clippy::disallowed_types)]
+pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
 pub fn build(p: &Params) -> Result<Box<dyn Policy>> {
     Ok(Box::new(Pigeon::new(Config::from_params(p)?)))
@@ -155,6 +170,8 @@ pub enum WState {
 #[derive(Clone, Copy, Debug)]
 pub struct Worker {
     pub key: WorkerKey,
+    /// Its node's epoch when the layout was made.
+    pub epoch: u64,
     pub group: usize,
     pub reserved: bool,
     pub state: WState,
@@ -177,34 +194,20 @@ pub struct ReqState {
     pub live: u32,
 }
 
-/// What a timer stands for.
-#[derive(Clone, Debug)]
-enum Pending {
-    /// `n` tasks of `req` reach master `group` (D5).
-    Batch { group: usize, req: Req, long: bool, n: u32 },
-    /// `task` reaches its worker (M21, K1).
-    Start { key: WorkerKey, epoch: u64, task: Task },
-    /// The worker's idle notice reaches its master (K4, M10).
-    Idle { key: WorkerKey, epoch: u64 },
-}
-
-/// A typed wake-up: the exact time (µs) and the [`Pending`] it stands for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Wake {
-    pub due_us: u64,
-    pub seq: u64,
-}
-
 pub struct Pigeon {
     pub(crate) cfg: Config,
-    nodes: BTreeMap<NodeId, NodeInfo>,
+    nodes: IdMap<NodeId, NodeInfo>,
     pub(crate) workers: Vec<Worker>,
     pub(crate) masters: Vec<Master>,
     layout_stale: bool,
-    pub(crate) reqs: BTreeMap<Req, ReqState>,
-    running: BTreeMap<ContainerId, (WorkerKey, AppId, bool)>,
+    /// Layouts made so far.
+    layout_gen: u64,
+    pub(crate) reqs: IdMap<Req, ReqState>,
+    /// The priorities of each app's reqs (to drop them when it leaves).
+    app_reqs: IdMap<AppId, Vec<Priority>>,
+    running: IdMap<ContainerId, Held>,
     /// Containers in `running` per app.
-    app_running: BTreeMap<AppId, u32>,
+    app_running: IdMap<AppId, u32>,
     /// Nodes with blocked workers.
     blocked: BTreeSet<NodeId>,
     /// Reqs short of tasks that could not be sent (no worker yet).
@@ -216,9 +219,10 @@ pub struct Pigeon {
     am_live: u32,
     am_running: u32,
     am_waiting: BTreeSet<Req>,
-    pending: BTreeMap<u64, Pending>,
-    timers: TimerTable<Wake>,
-    seq: u64,
+    /// Batches, task starts and idle notices in flight.
+    wakes: Wakes,
+    /// Metrics of the current call, handed to the core at its end.
+    tally: Tally,
     epochs: u64,
 }
 
@@ -230,22 +234,23 @@ impl Pigeon {
     pub fn new(cfg: Config) -> Pigeon {
         Pigeon {
             cfg,
-            nodes: BTreeMap::new(),
+            nodes: IdMap::default(),
             workers: Vec::new(),
             masters: Vec::new(),
             layout_stale: true,
-            reqs: BTreeMap::new(),
-            running: BTreeMap::new(),
-            app_running: BTreeMap::new(),
+            layout_gen: 0,
+            reqs: IdMap::default(),
+            app_reqs: IdMap::default(),
+            running: IdMap::default(),
+            app_running: IdMap::default(),
             blocked: BTreeSet::new(),
             starved: BTreeSet::new(),
             refill: BTreeSet::new(),
             am_live: 0,
             am_running: 0,
             am_waiting: BTreeSet::new(),
-            pending: BTreeMap::new(),
-            timers: TimerTable::new(),
-            seq: 0,
+            wakes: Wakes::default(),
+            tally: Tally::default(),
             epochs: 0,
         }
     }
@@ -286,17 +291,20 @@ impl Pigeon {
     /// (AM reqs held by `max_am_share` aside): what the property tests
     /// check is empty.
     pub fn uncovered(&self, cluster: &Cluster) -> Vec<Req> {
-        self.reqs
+        let mut out: Vec<Req> = self
+            .reqs
             .iter()
             .filter(|(r, _)| !self.am_waiting.contains(r))
             .filter(|(r, st)| Self::outstanding(cluster, **r).is_some_and(|o| Self::to_cover(o) > st.live))
             .map(|(r, _)| *r)
-            .collect()
+            .collect();
+        out.sort_unstable();
+        out
     }
 
     /// Tasks queued at masters or in flight, and idle notices in flight.
     pub fn entries(&self) -> usize {
-        self.masters.iter().map(|m| m.queued()).sum::<usize>() + self.pending.len()
+        self.masters.iter().map(|m| m.queued()).sum::<usize>() + self.wakes.len()
     }
 
     /// D1–D6: the distributor sends the req's missing tasks to the masters.
@@ -334,7 +342,7 @@ impl Pigeon {
             s.live += k;
         }
         for (group, n) in split(ctx, k, self.masters.len()) {
-            ctx.metrics.count("batches_sent", 1);
+            self.tally.count(Count::BatchesSent);
             if self.cfg.delay_us == 0 {
                 self.batch(ctx, group, req, st.long, n, at_us);
             } else {
@@ -367,34 +375,38 @@ impl Pigeon {
     fn arrive(&mut self, ctx: &mut Ctx<'_>, g: usize, task: Task, at_us: u64) {
         match self.masters[g].arrive(task) {
             Some(w) => self.dispatch(ctx, w, task, at_us),
-            None => ctx.metrics.count(if task.long { "queued_long" } else { "queued_short" }, 1),
+            None => self.tally.count(if task.long { Count::QueuedLong } else { Count::QueuedShort }),
         }
     }
 
     /// M21: `task` leaves for worker `w`.
     fn dispatch(&mut self, ctx: &mut Ctx<'_>, w: usize, task: Task, at_us: u64) {
         let wait_ms = at_us.saturating_sub(task.arrived_us) as f64 / 1000.0;
-        ctx.metrics.observe("queue_delay_ms", wait_ms);
-        ctx.metrics.observe(if task.long { "queue_delay_long_ms" } else { "queue_delay_short_ms" }, wait_ms);
-        let worker = &mut self.workers[w];
-        worker.state = WState::Sent;
-        let key = worker.key;
+        self.tally.delay(wait_ms, task.long);
+        self.workers[w].state = WState::Sent;
         if self.cfg.delay_us == 0 {
-            self.start(ctx, key, task, at_us);
+            self.start(ctx, self.workers[w].key, task, at_us);
         } else {
-            let epoch = self.epoch_of(key.node);
-            self.after(ctx, at_us + self.cfg.delay_us, Pending::Start { key, epoch, task });
+            let to = self.addr(w);
+            self.after(ctx, at_us + self.cfg.delay_us, Pending::Start { to, task });
         }
     }
 
     /// K1: the task reaches its worker, which starts it.
     fn start(&mut self, ctx: &mut Ctx<'_>, key: WorkerKey, task: Task, at_us: u64) {
-        let Some(w) = self.index(key) else {
-            // the node left
-            self.lose(task.req);
-            self.top_up(ctx, task.req, at_us);
-            return;
-        };
+        match self.index(key) {
+            Some(w) => self.start_on(ctx, w, task, at_us),
+            None => {
+                // the node left
+                self.lose(task.req);
+                self.top_up(ctx, task.req, at_us);
+            }
+        }
+    }
+
+    /// K1 on worker `w`.
+    fn start_on(&mut self, ctx: &mut Ctx<'_>, w: usize, task: Task, at_us: u64) {
+        let key = self.workers[w].key;
         let (app, prio) = task.req;
         match ctx.cluster().can_allocate(app, prio, key.node) {
             Ok(()) => {
@@ -407,16 +419,17 @@ impl Pigeon {
                 if am {
                     self.am_running += 1;
                 }
-                self.running.insert(container, (key, app, am));
+                let on = self.addr(w);
+                self.running.insert(container, Held { on, app, am });
                 *self.app_running.entry(app).or_insert(0) += 1;
                 let worker = &mut self.workers[w];
                 worker.state = WState::Running;
                 if task.long {
-                    ctx.metrics.count("long_tasks", 1);
+                    self.tally.count(Count::LongTasks);
                 } else {
-                    ctx.metrics.count("short_tasks", 1);
+                    self.tally.count(Count::ShortTasks);
                     if worker.reserved {
-                        ctx.metrics.count("reserved_starts", 1);
+                        self.tally.count(Count::ReservedStarts);
                     }
                 }
                 if Self::outstanding(ctx.cluster(), task.req)
@@ -427,7 +440,7 @@ impl Pigeon {
             }
             Err(sojourn_core::Refusal::NoAsk | sojourn_core::Refusal::UnknownApp) => {
                 self.lose(task.req);
-                ctx.metrics.count("tasks_dropped", 1);
+                self.tally.count(Count::TasksDropped);
                 self.notify(ctx, w, at_us);
             }
             Err(_) => self.requeue(w, task),
@@ -450,14 +463,12 @@ impl Pigeon {
 
     /// K4: worker `w` tells its master it is idle.
     fn notify(&mut self, ctx: &mut Ctx<'_>, w: usize, at_us: u64) {
-        let worker = &mut self.workers[w];
-        worker.state = WState::Notifying;
-        let key = worker.key;
+        self.workers[w].state = WState::Notifying;
         if self.cfg.delay_us == 0 {
             self.idle(ctx, w, at_us);
         } else {
-            let epoch = self.epoch_of(key.node);
-            self.after(ctx, at_us + self.cfg.delay_us, Pending::Idle { key, epoch });
+            let to = self.addr(w);
+            self.after(ctx, at_us + self.cfg.delay_us, Pending::Idle { to });
         }
     }
 
@@ -468,7 +479,7 @@ impl Pigeon {
         match self.masters[group].idle(w, reserved, self.cfg.weight, self.cfg.mode) {
             Served::Task { task, wfq_turn } => {
                 if wfq_turn {
-                    ctx.metrics.count("wfq_long_turns", 1);
+                    self.tally.count(Count::WfqLongTurns);
                 }
                 self.dispatch(ctx, w, task, at_us);
             }
@@ -548,11 +559,14 @@ impl Pigeon {
     /// Forgets containers the mirror no longer has; their workers are gone
     /// or idle again.
     fn sweep(&mut self, ctx: &mut Ctx<'_>, at_us: u64) {
-        let gone: Vec<ContainerId> =
+        let mut gone: Vec<ContainerId> =
             self.running.keys().copied().filter(|c| ctx.cluster().container(*c).is_none()).collect();
+        // container order, as the ordered map gave them: workers' notices
+        // go out in this order
+        gone.sort_unstable();
         for c in gone {
-            if let Some(key) = self.forget(c) {
-                if let Some(w) = self.index(key) {
+            if let Some(on) = self.forget(c) {
+                if let Some(w) = self.index_of(on) {
                     self.notify(ctx, w, at_us);
                 }
             }
@@ -560,7 +574,7 @@ impl Pigeon {
     }
 
     /// At the end of every call: retries starved reqs, refills reqs above
-    /// [`MAX_TASKS_PER_ASK`].
+    /// [`MAX_TASKS_PER_ASK`]; hands the call's metrics to the core.
     fn settle(&mut self, ctx: &mut Ctx<'_>) {
         let now = us(ctx.now);
         for req in std::mem::take(&mut self.starved) {
@@ -576,11 +590,12 @@ impl Pigeon {
                 self.top_up(ctx, req, now);
             }
         }
+        self.tally.flush(ctx.metrics);
     }
 
     /// Removes a container from the books; returns its worker.
-    fn forget(&mut self, c: ContainerId) -> Option<WorkerKey> {
-        let (key, app, am) = self.running.remove(&c)?;
+    fn forget(&mut self, c: ContainerId) -> Option<Addr> {
+        let Held { on, app, am } = self.running.remove(&c)?;
         if am {
             self.am_running = self.am_running.saturating_sub(1);
         }
@@ -590,13 +605,7 @@ impl Pigeon {
                 self.app_running.remove(&app);
             }
         }
-        Some(key)
-    }
-
-    fn after(&mut self, ctx: &Ctx<'_>, due_us: u64, p: Pending) {
-        self.seq += 1;
-        self.pending.insert(self.seq, p);
-        self.timers.set(ctx.now, Time(due_us.div_ceil(1000)), Wake { due_us, seq: self.seq });
+        Some(on)
     }
 }
 
@@ -618,8 +627,9 @@ impl Policy for Pigeon {
             }
             Event::NodeRemoved { node } => {
                 self.nodes.remove(node);
-                let lost: Vec<ContainerId> =
-                    self.running.iter().filter(|(_, (k, _, _))| k.node == *node).map(|(c, _)| *c).collect();
+                let mut lost: Vec<ContainerId> =
+                    self.running.iter().filter(|(_, h)| h.on.key.node == *node).map(|(c, _)| *c).collect();
+                lost.sort_unstable();
                 for c in lost {
                     self.forget(c);
                 }
@@ -632,14 +642,17 @@ impl Policy for Pigeon {
                     let req = (*app, ask.priority);
                     let long = self.is_long(ctx.cluster(), *app, ask);
                     let am = ask.phase == sojourn_core::Phase::Am;
-                    self.reqs.entry(req).or_insert(ReqState { long, am, live: 0 });
+                    if let std::collections::hash_map::Entry::Vacant(e) = self.reqs.entry(req) {
+                        e.insert(ReqState { long, am, live: 0 });
+                        self.app_reqs.entry(*app).or_default().push(ask.priority);
+                    }
                     self.trim(ctx.cluster(), req);
                     self.top_up(ctx, req, now);
                 }
             }
             Event::AppRemoved { app } => {
                 let reqs: Vec<Req> =
-                    self.reqs.range((*app, Priority(0))..=(*app, Priority(u32::MAX))).map(|(r, _)| *r).collect();
+                    self.app_reqs.remove(app).unwrap_or_default().into_iter().map(|p| (*app, p)).collect();
                 // (a job that finished has no task left at the masters and
                 // no container running: nothing to scan for)
                 let mut queued = false;
@@ -662,16 +675,16 @@ impl Policy for Pigeon {
                 }
             }
             Event::ContainerCompleted { container, .. } => {
-                if let Some(key) = self.forget(*container) {
-                    if let Some(w) = self.index(key) {
+                if let Some(on) = self.forget(*container) {
+                    if let Some(w) = self.index_of(on) {
                         self.notify(ctx, w, now);
                     }
-                    self.unblock(ctx, key.node, now);
+                    self.unblock(ctx, on.key.node, now);
                 }
             }
             Event::Rejected { decision: Decision::Allocate { container, app, priority, node, .. }, .. } => {
-                if let Some(key) = self.forget(*container) {
-                    if let Some(w) = self.index(key) {
+                if let Some(on) = self.forget(*container) {
+                    if let Some(w) = self.index_of(on) {
                         self.idle(ctx, w, now);
                     }
                 }
@@ -703,32 +716,26 @@ impl Policy for Pigeon {
     }
 
     fn next_wake(&self) -> Option<Time> {
-        self.timers.next()
+        self.wakes.next()
     }
 
     fn on_wake(&mut self, ctx: &mut Ctx<'_>) {
-        while let Some(w) = self.timers.pop_due(ctx.now) {
-            let at = w.due_us;
-            match self.pending.remove(&w.seq) {
-                Some(Pending::Batch { group, req, long, n }) => self.batch(ctx, group, req, long, n, at),
-                Some(Pending::Start { key, epoch, task }) => {
-                    self.layout(ctx, at);
-                    if self.epoch_of(key.node) == epoch {
-                        self.start(ctx, key, task, at);
-                    } else {
+        while let Some((at, pending)) = self.wakes.pop_due(ctx.now) {
+            match pending {
+                Pending::Batch { group, req, long, n } => self.batch(ctx, group, req, long, n, at),
+                Pending::Start { to, task } => match self.reach(ctx, to, at) {
+                    Some(w) => self.start_on(ctx, w, task, at),
+                    None => {
+                        // the node left (or left and came back)
                         self.lose(task.req);
                         self.top_up(ctx, task.req, at);
                     }
-                }
-                Some(Pending::Idle { key, epoch }) => {
-                    self.layout(ctx, at);
-                    if self.epoch_of(key.node) == epoch {
-                        if let Some(w) = self.index(key).filter(|w| self.workers[*w].state == WState::Notifying) {
-                            self.idle(ctx, w, at);
-                        }
+                },
+                Pending::Idle { to } => {
+                    if let Some(w) = self.reach(ctx, to, at).filter(|w| self.workers[*w].state == WState::Notifying) {
+                        self.idle(ctx, w, at);
                     }
                 }
-                None => {}
             }
         }
         self.settle(ctx);
@@ -745,7 +752,7 @@ impl Policy for Pigeon {
             "ltq": idle(|m| m.ltq.len()),
             "liw": idle(|m| m.liw.len()),
             "hiw": idle(|m| m.hiw.len()),
-            "in_flight": self.pending.len(),
+            "in_flight": self.wakes.len(),
             "running": self.running.len(),
         })
     }

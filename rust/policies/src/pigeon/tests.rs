@@ -7,7 +7,8 @@ use super::master::{Master, Served, Task};
 use super::{split_with, Pigeon};
 use crate::test_support::{allocations, config_error, finish, node, node_in_rack, tick};
 use sojourn_core::{
-    AppId, AppSpec, Ask, ContainerId, CoreConfig, Decision, Event, Harness, Phase, Priority, Resources, Rng, Time,
+    AppId, AppSpec, Ask, ContainerId, CoreConfig, Decision, Event, Harness, NodeId, NodeSpec, Phase, Priority,
+    Resources, Rng, Time,
 };
 use std::collections::BTreeMap;
 
@@ -476,4 +477,31 @@ fn the_short_long_bit_from_the_queue() {
     assert!(config_error("pigeon", &[("short_queues", "root..short")]).contains("short_queues"));
     assert!(config_error("pigeon", &[("short_queues", "a b")]).contains("short_queues"));
     assert!(config_error("pigeon", &[("short_queues", "short, root.interactive")]).is_empty());
+}
+
+/// A task on its way to a worker whose node left and came back (a new
+/// NodeManager under the same id) does not start there on arrival: the
+/// message was for the node that left. The distributor sends it again
+/// (d = 2.5 ms: batch at 1 002.5 → 1 003, start due 1 005; the node goes
+/// and returns at 1 004; sent again at 1 005, it reaches the master at
+/// 1 007.5 → 1 008 and starts at 1 010).
+#[test]
+fn a_task_sent_to_a_node_that_left_and_came_back_is_sent_again() {
+    let kv = [("reserved_pct", "0"), ("workers_per_group", "1"), ("network_delay_us", "2500")];
+    let mut c = cluster(1, &kv, 0);
+    job(&mut c, 1_000, 1, 1, 1_000);
+    assert!(tick(&mut c, 1_003).is_empty());
+    c.handle(Time(1_004), Event::NodeRemoved { node: NodeId(0) }).expect("remove");
+    let spec = NodeSpec {
+        node: NodeId(0),
+        name: "n0".into(),
+        rack: "/r".into(),
+        labels: vec![],
+        capacity: Resources::new(1024, 1),
+    };
+    c.handle(Time(1_004), Event::NodeAdded(spec)).expect("add");
+    assert!(tick(&mut c, 1_005).is_empty(), "started under a message to the node that left");
+    assert!(tick(&mut c, 1_009).is_empty());
+    assert_eq!(placed(&tick(&mut c, 1_010)), vec![(1, 0)]);
+    assert_eq!(c.policy_as::<Pigeon>().expect("pigeon").entries(), 0);
 }
