@@ -3,8 +3,9 @@
 //! fewest tasks below N + Q, ties to the lowest variance of attained service
 //! (or a random node, or the lowest total attained service).
 
+use super::asks::Walk;
 use super::refresh::Moving;
-use super::{is_am, Kairos, TieBreak};
+use super::{fifo_key, is_am, Kairos, TieBreak};
 use sojourn_core::{AppId, Cluster, Ctx, NodeId, Phase, Priority, Refusal, Time};
 
 /// A node's place in the dispatch order: (task count, tie-break, id).
@@ -265,76 +266,72 @@ impl Kairos {
         if stale {
             self.refresh_all(ctx);
         }
-        let mut full = false;
-        // Asks (capability, label) no open node could take: placing only
-        // uses memory up, so they stay unplaceable for the rest of the round.
-        // AM asks are kept apart: one may be refused where a task is not.
-        let mut hopeless: Vec<(sojourn_core::Resources, Option<String>, bool)> = Vec::new();
-        // The queue and each app's asks are walked with cursors, not copied:
-        // a round only takes the current app out of the queue and changes
-        // only the ask it places, so the walk meets what a snapshot would
-        // (the queue is long when the cluster is full, and every scheduling
-        // opportunity walks it).
-        let mut at_app = None;
-        while let Some((key, app)) = self.queue.next_after(at_app) {
-            at_app = Some((key, app));
-            if ctx.cluster().app(app).is_none() {
-                continue;
+        // The queued asks in FIFO order, shape by shape ([`super::asks`]):
+        // a shape no open node could take (a plain ask of it found no node)
+        // leaves the round, as placing only uses memory up, so it stays
+        // unplaceable for the rest of the round. AM asks are a shape apart:
+        // one may be refused where a task is not. A round changes only the
+        // ask it places, so the walk meets what a snapshot would.
+        let mut walk = Walk::new(&self.asks);
+        while let Some((shape, at)) = walk.next() {
+            let (_, app, prio) = at;
+            let (full, placed) = self.place_ask(ctx, app, prio, shape, &mut walk);
+            if placed {
+                self.asks.refresh(ctx.cluster(), app, fifo_key);
             }
-            let mut at_prio = None;
-            while let Some(prio) = ctx.cluster().app(app).and_then(|a| a.next_outstanding_priority(at_prio)) {
-                at_prio = Some(prio);
-                if full {
-                    break;
-                }
-                let am = is_am(ctx.cluster(), app, prio);
-                let Some(ask) = ctx.cluster().app(app).and_then(|a| a.asks.get(&prio)).map(|s| &s.ask) else {
-                    continue;
-                };
-                let plain = ask.relax_locality || ask.locality.is_empty();
-                let known_hopeless =
-                    hopeless.iter().any(|(cap, label, a)| *cap == ask.capability && *label == ask.label && *a == am);
-                if plain && known_hopeless {
-                    continue;
-                }
-                let shape = (ask.capability, ask.label.clone(), am);
-                // The node last placed on and its key then: every node before
-                // that key could not take this ask, and placing changed only
-                // that node, so the next search starts there (the node itself
-                // may have moved before it, and is looked at first).
-                let mut last: Option<NodeKey> = None;
-                loop {
-                    let outstanding =
-                        ctx.cluster().app(app).and_then(|a| a.asks.get(&prio)).map_or(0, |s| s.outstanding);
-                    if outstanding == 0 {
-                        break;
-                    }
-                    if self.open.is_empty() {
-                        full = true;
-                        break;
-                    }
-                    let (found, walked) = self.find(ctx, app, prio, am, last);
-                    let Some(key) = found else {
-                        if plain {
-                            hopeless.push(shape);
-                        }
-                        break;
-                    };
-                    if !self.start_on(ctx, app, prio, key.2, am) {
-                        break;
-                    }
-                    last = walked.then_some(key);
-                }
-            }
-            // An app still asking is still queued (it came from the queue),
-            // so only one left with nothing pending needs the queue re-read:
-            // most apps of a round place nothing.
+            walk.advance(&self.asks, shape, at);
+            // An app still asking is still queued, so only one left with
+            // nothing pending needs the queue re-read.
             if ctx.cluster().app(app).is_none_or(|a| a.pending_containers == 0) {
                 self.queue.refresh(ctx.cluster(), app);
             }
             if full {
                 return;
             }
+        }
+    }
+
+    /// Places the containers of one queued ask (of shape id `shape`) one by
+    /// one; drops the shape from the round's `walk` if no node could take
+    /// it. Returns whether no node is open any more, and whether it placed
+    /// any.
+    fn place_ask(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        app: AppId,
+        prio: Priority,
+        shape: usize,
+        walk: &mut Walk,
+    ) -> (bool, bool) {
+        let am = is_am(ctx.cluster(), app, prio);
+        let plain = self.asks.shape(shape).plain;
+        // The node last placed on and its key then: every node before
+        // that key could not take this ask, and placing changed only
+        // that node, so the next search starts there (the node itself
+        // may have moved before it, and is looked at first).
+        let mut last: Option<NodeKey> = None;
+        let mut placed = false;
+        loop {
+            let outstanding = ctx.cluster().app(app).and_then(|a| a.asks.get(&prio)).map_or(0, |s| s.outstanding);
+            if outstanding == 0 {
+                return (false, placed);
+            }
+            if self.open.is_empty() {
+                return (true, placed);
+            }
+            let (found, walked) = self.find(ctx, app, prio, am, last);
+            let Some(key) = found else {
+                if plain {
+                    walk.drop_shape(shape);
+                }
+                return (false, placed);
+            };
+            if !self.start_on(ctx, app, prio, key.2, am) {
+                // a suspension may have gone through before it failed
+                return (false, true);
+            }
+            placed = true;
+            last = walked.then_some(key);
         }
     }
 }

@@ -48,12 +48,15 @@
 //!   do not block later jobs' asks that can: the queue is FIFO among what can
 //!   be placed.
 
+mod asks;
 mod config;
 pub mod dispatch;
 pub mod node;
 mod refresh;
 mod timers;
 
+#[cfg(test)]
+mod props;
 #[cfg(test)]
 mod tests;
 
@@ -123,6 +126,8 @@ pub struct Kairos {
     pub(crate) on_node: BTreeMap<NodeId, BTreeSet<ContainerId>>,
     /// The central FIFO queue: jobs with outstanding asks by submission.
     queue: DemandIndex<(u64, u32)>,
+    /// The queued jobs' outstanding asks by shape, for the dispatch rounds.
+    asks: asks::AskIndex,
     /// Nodes below N + Q in dispatch order, and each one's key there.
     pub(crate) open: BTreeSet<dispatch::NodeKey>,
     pub(crate) key_of: BTreeMap<NodeId, dispatch::NodeKey>,
@@ -143,7 +148,7 @@ pub struct Kairos {
     pub(crate) views: std::cell::RefCell<Vec<Option<node::NodeView>>>,
 }
 
-fn fifo_key(a: &sojourn_core::App) -> (u64, u32) {
+pub(crate) fn fifo_key(a: &sojourn_core::App) -> (u64, u32) {
     (a.submit.ms(), a.id().0)
 }
 
@@ -155,6 +160,7 @@ impl Kairos {
             tasks: HashMap::default(),
             on_node: BTreeMap::new(),
             queue: DemandIndex::default(),
+            asks: asks::AskIndex::default(),
             open: BTreeSet::new(),
             key_of: BTreeMap::new(),
             stats_at: None,
@@ -287,6 +293,7 @@ impl Policy for Kairos {
 
     fn on_event(&mut self, ctx: &mut Ctx<'_>, event: &Event) {
         self.queue.observe(ctx.cluster(), event, fifo_key);
+        self.asks.observe(ctx.cluster(), event, fifo_key);
         match event {
             Event::ContainerCompleted { container, .. } => {
                 if let Some(task) = self.untrack(*container) {

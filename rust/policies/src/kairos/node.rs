@@ -151,11 +151,24 @@ impl Kairos {
     fn next_to_resume(&self, cluster: &Cluster, node: NodeId, now: Time) -> Option<(bool, ContainerId)> {
         let set = self.on_node.get(&node)?;
         let starve_ms = self.starvation_ms();
-        set.iter()
-            .filter(|c| !Self::is_running(cluster, **c))
-            .map(|&c| self.resume_key(cluster, c, now, starve_ms))
-            .min()
-            .map(|(not_starving, _, _, c)| (!not_starving, c))
+        // One read of each container (state and service), as resume_key
+        // orders them: this runs at every quantum end.
+        let mut best: Option<(bool, u64, u64, ContainerId)> = None;
+        for &c in set {
+            let service = match cluster.container(c) {
+                Some(ct) if ct.state == ContainerState::Running => continue,
+                Some(ct) => ct.attained_ms(now),
+                None => 0,
+            };
+            let since = self.tasks.get(&c).and_then(|t| t.suspended_since).unwrap_or(now);
+            let waited = now.since(since);
+            let starving = starve_ms.is_some_and(|s| waited >= s);
+            let key = (!starving, if starving { u64::MAX - waited } else { service }, service, c);
+            if best.is_none_or(|b| key < b) {
+                best = Some(key);
+            }
+        }
+        best.map(|(not_starving, _, _, c)| (!not_starving, c))
     }
 
     /// The waited-time threshold of the starvation guard, if it is on.
