@@ -4,12 +4,12 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import java.io.File;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 import org.junit.Test;
 
 /**
@@ -25,33 +25,11 @@ public class GridmixCompareTest {
 
   @Test
   public void everyJobSucceedsUnderEveryScheduler() throws Exception {
-    File repo = new File(System.getProperty("sojourn.repo.dir"));
     File out = new File(System.getProperty("sojourn.test.dir"), "compare");
-    deleteTree(out);
-    assertTrue(out.mkdirs());
-    ProcessBuilder pb = new ProcessBuilder("bash", "integration/gridmix/compare.sh",
-        "integration/gridmix/tiny-rumen.json", String.join(",", SCHEDULERS));
-    pb.directory(repo);
-    pb.environment().put("OUT", out.getAbsolutePath());
-    pb.environment().put("GRIDMIX_CLASSPATH", System.getProperty("sojourn.gridmix.classpath"));
-    pb.environment().put("NATIVE_DIR", System.getProperty("sojourn.native.dir"));
-    pb.environment().put("NODES", "2");
-    pb.environment().put("NM_MB", "2048");
-    pb.environment().put("NM_VCORES", "4");
-    pb.environment().put("MAX_MAP_MS", "3000");
-    pb.environment().put("MAX_REDUCE_MS", "3000");
-    pb.environment().put("RUN_TIMEOUT_S", "300");
-    pb.environment().put("RUNNER_HEAP", "768m");
-    pb.redirectErrorStream(true);
-    File log = new File(out, "compare.log");
-    pb.redirectOutput(log);
-    long t0 = System.nanoTime();
-    Process p = pb.start();
-    assertTrue("compare.sh took over 12 minutes", p.waitFor(12, TimeUnit.MINUTES));
-    String text = new String(Files.readAllBytes(log.toPath()), StandardCharsets.UTF_8);
-    System.out.println(text);
-    System.out.printf("compare.sh: %.0f s%n", (System.nanoTime() - t0) / 1e9);
-    assertEquals("compare.sh exit status; log:\n" + text, 0, p.exitValue());
+    Map<String, String> caps = new HashMap<>();
+    caps.put("MAX_MAP_MS", "3000");
+    caps.put("MAX_REDUCE_MS", "3000");
+    CompareScript.run("integration/gridmix/compare.sh", "integration/gridmix/tiny-rumen.json", SCHEDULERS, out, caps);
 
     for (String s : SCHEDULERS) {
       File csv = new File(out, s.replace(':', '-') + "/jobs.csv");
@@ -94,17 +72,5 @@ public class GridmixCompareTest {
     String html = new String(Files.readAllBytes(new File(out, "index.html").toPath()),
         StandardCharsets.UTF_8);
     assertEquals(html, 2, html.split("<svg ", -1).length - 1);
-  }
-
-  private static void deleteTree(File f) throws IOException {
-    File[] kids = f.listFiles();
-    if (kids != null) {
-      for (File k : kids) {
-        deleteTree(k);
-      }
-    }
-    if (f.exists() && !f.delete()) {
-      throw new IOException("cannot delete " + f);
-    }
   }
 }

@@ -4,14 +4,13 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import java.io.File;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.Test;
 
 /**
@@ -29,31 +28,9 @@ public class PigmixDagCompareTest {
 
   @Test
   public void joinsWaitForTheirParentsUnderEveryScheduler() throws Exception {
-    File repo = new File(System.getProperty("sojourn.repo.dir"));
     File out = new File(System.getProperty("sojourn.test.dir"), "pigmix");
-    deleteTree(out);
-    assertTrue(out.mkdirs());
-    ProcessBuilder pb = new ProcessBuilder("bash", "integration/gridmix/pigmix-compare.sh",
-        "integration/gridmix/tiny-dag.csv", String.join(",", SCHEDULERS));
-    pb.directory(repo);
-    pb.environment().put("OUT", out.getAbsolutePath());
-    pb.environment().put("GRIDMIX_CLASSPATH", System.getProperty("sojourn.gridmix.classpath"));
-    pb.environment().put("NATIVE_DIR", System.getProperty("sojourn.native.dir"));
-    pb.environment().put("NODES", "2");
-    pb.environment().put("NM_MB", "2048");
-    pb.environment().put("NM_VCORES", "4");
-    pb.environment().put("RUN_TIMEOUT_S", "300");
-    pb.environment().put("RUNNER_HEAP", "768m");
-    pb.redirectErrorStream(true);
-    File log = new File(out, "compare.log");
-    pb.redirectOutput(log);
-    long t0 = System.nanoTime();
-    Process p = pb.start();
-    assertTrue("pigmix-compare.sh took over 12 minutes", p.waitFor(12, TimeUnit.MINUTES));
-    String text = new String(Files.readAllBytes(log.toPath()), StandardCharsets.UTF_8);
-    System.out.println(text);
-    System.out.printf("pigmix-compare.sh: %.0f s%n", (System.nanoTime() - t0) / 1e9);
-    assertEquals("pigmix-compare.sh exit status; log:\n" + text, 0, p.exitValue());
+    CompareScript.run("integration/gridmix/pigmix-compare.sh", "integration/gridmix/tiny-dag.csv", SCHEDULERS, out,
+        Collections.emptyMap());
 
     for (String s : SCHEDULERS) {
       File dir = new File(out, s.replace(':', '-'));
@@ -106,17 +83,5 @@ public class PigmixDagCompareTest {
     String table = new String(Files.readAllBytes(new File(out, "comparison.txt").toPath()),
         StandardCharsets.UTF_8);
     assertTrue(table, table.contains("query response max (s)") && table.contains("Response time per query"));
-  }
-
-  private static void deleteTree(File f) throws IOException {
-    File[] kids = f.listFiles();
-    if (kids != null) {
-      for (File k : kids) {
-        deleteTree(k);
-      }
-    }
-    if (f.exists() && !f.delete()) {
-      throw new IOException("cannot delete " + f);
-    }
   }
 }
