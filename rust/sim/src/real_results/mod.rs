@@ -108,15 +108,8 @@ pub fn parse_jobs_csv(text: &str, file: &str) -> Result<Vec<RealJob>, SimError> 
 }
 
 fn jobs_csv<R: BufRead>(mut lines: Lines<R>) -> Result<Vec<RealJob>, SimError> {
-    let (at, header) = lines.next().ok_or_else(|| lines.error(0, "empty: no header"))??;
-    let cols: Vec<&str> = header.split(',').map(str::trim).collect();
-    let col = |name: &str| {
-        cols.iter()
-            .position(|c| *c == name)
-            .ok_or_else(|| lines.error(at, format!("no column {name} in header '{header}'")))
-    };
-    let (c_id, c_name, c_status) = (col("app_id")?, col("name")?, col("final_status")?);
-    let (c_submit, c_launch, c_finish) = (col("submit_ms")?, col("launch_ms")?, col("finish_ms")?);
+    let ([c_id, c_name, c_status, c_submit, c_launch, c_finish], cols) =
+        lines.columns(["app_id", "name", "final_status", "submit_ms", "launch_ms", "finish_ms"])?;
     let mut jobs = Vec::new();
     while let Some(row) = lines.next() {
         let (n, line) = row?;

@@ -46,15 +46,8 @@ pub fn parse_queries_csv(text: &str, file: &str) -> Result<Vec<RealQuery>, SimEr
 }
 
 fn queries_csv<R: BufRead>(mut lines: Lines<R>) -> Result<Vec<RealQuery>, SimError> {
-    let (at, header) = lines.next().ok_or_else(|| lines.error(0, "empty: no header"))??;
-    let cols: Vec<&str> = header.split(',').map(str::trim).collect();
-    let col = |name: &str| {
-        cols.iter()
-            .position(|c| *c == name)
-            .ok_or_else(|| lines.error(at, format!("no column {name} in header '{header}'")))
-    };
-    let (c_query, c_jobs, c_ok) = (col("query")?, col("jobs")?, col("succeeded")?);
-    let (c_submit, c_finish) = (col("submit_ms")?, col("finish_ms")?);
+    let ([c_query, c_jobs, c_ok, c_submit, c_finish], cols) =
+        lines.columns(["query", "jobs", "succeeded", "submit_ms", "finish_ms"])?;
     let mut queries = Vec::new();
     while let Some(row) = lines.next() {
         let (n, line) = row?;

@@ -80,15 +80,8 @@ pub fn parse_jobruntime(text: &str) -> Result<(Vec<SlsJob>, usize), SimError> {
 
 /// [`parse_jobruntime`] over any lines; errors name the file and the line.
 fn jobruntime<R: BufRead>(mut lines: Lines<R>) -> Result<(Vec<SlsJob>, usize), SimError> {
-    let (at, header) = lines.next().ok_or_else(|| lines.error(0, "empty"))??;
-    let cols: Vec<&str> = header.split(',').map(str::trim).collect();
-    let col = |name: &str| {
-        cols.iter()
-            .position(|c| *c == name)
-            .ok_or_else(|| lines.error(at, format!("no column {name} in header '{header}'")))
-    };
-    let (c_id, c_trace, c_start, c_end) =
-        (col("JobID")?, col("real_start_time")?, col("simulate_start_time")?, col("simulate_end_time")?);
+    let ([c_id, c_trace, c_start, c_end], _) =
+        lines.columns(["JobID", "real_start_time", "simulate_start_time", "simulate_end_time"])?;
     let mut by_key: BTreeMap<(usize, String), SlsJob> = BTreeMap::new();
     let mut duplicates = 0;
     while let Some(row) = lines.next() {

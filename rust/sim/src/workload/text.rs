@@ -58,6 +58,25 @@ impl<R: BufRead> Lines<R> {
     pub(crate) fn error(&self, line: usize, message: impl Into<String>) -> WorkloadError {
         WorkloadError::new(&self.file, line, message)
     }
+
+    /// Reads a CSV header and finds `names` in it: their column positions,
+    /// in the order asked, and the header's column names. An empty file or a
+    /// missing column is an error naming the file (and the column and header).
+    pub(crate) fn columns<const N: usize>(
+        &mut self,
+        names: [&str; N],
+    ) -> Result<([usize; N], Vec<String>), WorkloadError> {
+        let (at, header) = self.next().ok_or_else(|| self.error(0, "empty: no header"))??;
+        let cols: Vec<String> = header.split(',').map(|c| c.trim().to_string()).collect();
+        let mut found = [0; N];
+        for (slot, name) in found.iter_mut().zip(names) {
+            *slot = cols
+                .iter()
+                .position(|c| c == name)
+                .ok_or_else(|| self.error(at, format!("no column {name} in header '{header}'")))?;
+        }
+        Ok((found, cols))
+    }
 }
 
 impl Lines<BufReader<File>> {
