@@ -49,19 +49,7 @@ public final class GridmixRunner {
 
     static Options parse(String[] args) {
       Options o = new Options();
-      for (int i = 0; i < args.length; i++) {
-        String a = args[i];
-        if (a.startsWith("-D") && a.length() > 2) {
-          o.define(a.substring(2));
-          continue;
-        }
-        if (i + 1 >= args.length) {
-          throw new IllegalArgumentException("argument " + a + " needs a value");
-        }
-        String v = args[++i];
-        if (o.accept(a, v)) {
-          continue;
-        }
+      o.parse(args, (a, v) -> {
         switch (a) {
           case "--trace": o.trace = new File(v); break;
           case "--submission":
@@ -85,7 +73,7 @@ public final class GridmixRunner {
             break;
           default: throw new IllegalArgumentException("unknown argument " + a);
         }
-      }
+      });
       if (o.trace == null || o.out == null) {
         throw new IllegalArgumentException("--trace and --out are required");
       }

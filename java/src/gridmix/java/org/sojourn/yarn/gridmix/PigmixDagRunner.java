@@ -66,25 +66,13 @@ public final class PigmixDagRunner {
 
     static Options parse(String[] args) {
       Options o = new Options();
-      for (int i = 0; i < args.length; i++) {
-        String a = args[i];
-        if (a.startsWith("-D") && a.length() > 2) {
-          o.define(a.substring(2));
-          continue;
-        }
-        if (i + 1 >= args.length) {
-          throw new IllegalArgumentException("argument " + a + " needs a value");
-        }
-        String v = args[++i];
-        if (o.accept(a, v)) {
-          continue;
-        }
+      o.parse(args, (a, v) -> {
         if (a.equals("--dag")) {
           o.dag = new File(v);
         } else {
           throw new IllegalArgumentException("unknown argument " + a);
         }
-      }
+      });
       if (o.dag == null || o.out == null) {
         throw new IllegalArgumentException("--dag and --out are required");
       }

@@ -43,6 +43,28 @@ final class RealCluster {
     int nmVcores = 4;
     final Map<String, String> defines = new LinkedHashMap<>();
 
+    /**
+     * Reads {@code args}: {@code -Dkey=value}, then {@code --option value} pairs, the options
+     * every runner takes ({@link #accept}) or the runner's own ({@code own}, which throws on
+     * one it does not know).
+     */
+    void parse(String[] args, java.util.function.BiConsumer<String, String> own) {
+      for (int i = 0; i < args.length; i++) {
+        String a = args[i];
+        if (a.startsWith("-D") && a.length() > 2) {
+          define(a.substring(2));
+          continue;
+        }
+        if (i + 1 >= args.length) {
+          throw new IllegalArgumentException("argument " + a + " needs a value");
+        }
+        String v = args[++i];
+        if (!accept(a, v)) {
+          own.accept(a, v);
+        }
+      }
+    }
+
     /** Takes {@code arg value} if it is one of these options; false if it is not. */
     boolean accept(String arg, String value) {
       switch (arg) {
