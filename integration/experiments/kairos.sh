@@ -28,35 +28,37 @@ testbed="--workload $traces/kairos/generated_workload_bigc --node-vcores 4 --cla
 # thesis's 808 / 2061 s and 341 / 3368 s, then kairos at its defaults under
 # it, then each model choice varied alone. Every figure is the mean over
 # seeds 1-5 of the spread draws of that seed's nearest-rank percentile.
-calibration() {
-  wl=$traces/kairos/generated_workload_bigc
-  # The calibrated model, C: per-task log-normal spread 0.25; a 5120 MB AM
-  # per job that starts up for 5 s (taken off the table makespan, so a job
-  # alone still lasts its Table 4.1 time); 1 s NM and AM heartbeats.
-  C_WL=":spread=0.25:overhead_s=5"
-  C_SIM="--am-mb 5120 --am-startup-ms 5000 --heartbeat-ms 1000 --am-heartbeat-ms 1000"
-  cal_row() { # label, workload options, simulator flags, nodes (30), node MB (40960)
-    local label=$1 wlo=$2 sim=$3 nodes=${4:-30} mem=${5:-40960} acc=""
-    for seed in 1 2 3 4 5; do
-      local o="$out/cal/$(echo "$label" | tr -c 'A-Za-z0-9' _)-$seed"
-      [ "$label" = C ] && o="$out/cal/C-$seed"
-      # shellcheck disable=SC2086
-      $sojourn compare --workload "$wl$wlo:seed=$seed" --node-vcores 4 --classes none -q --no-wall-clock \
-        --nodes "$nodes" --node-memory-mb "$mem" --policies fifo,bigc,kairos $sim --out "$o" >/dev/null
-      for p in fifo bigc kairos; do acc="$acc $(stats "$o/jobs-$p.csv" | awk -F' [|] ' '{print $1, $3}')"; done
-      # Jobs missing from a jobs CSV did not finish (the run stalled).
-      for p in fifo bigc kairos; do
-        local n; n=$(($(wc -l <"$o/jobs-$p.csv") - 1))
-        [ "$n" -lt 100 ] && label="$label [$p seed $seed: $((100 - n)) jobs unfinished]"
-      done
+# The calibration's workload, model C and its table rows (used by
+# `calibration` and `policy_causes`).
+wl=$traces/kairos/generated_workload_bigc
+# The calibrated model, C: per-task log-normal spread 0.25; a 5120 MB AM
+# per job that starts up for 5 s (taken off the table makespan, so a job
+# alone still lasts its Table 4.1 time); 1 s NM and AM heartbeats.
+C_WL=":spread=0.25:overhead_s=5"
+C_SIM="--am-mb 5120 --am-startup-ms 5000 --heartbeat-ms 1000 --am-heartbeat-ms 1000"
+cal_row() { # label, workload options, simulator flags, nodes (30), node MB (40960)
+  local label=$1 wlo=$2 sim=$3 nodes=${4:-30} mem=${5:-40960} acc=""
+  for seed in 1 2 3 4 5; do
+    local o="$out/cal/$(echo "$label" | tr -c 'A-Za-z0-9' _)-$seed"
+    [ "$label" = C ] && o="$out/cal/C-$seed"
+    # shellcheck disable=SC2086
+    $sojourn compare --workload "$wl$wlo:seed=$seed" --node-vcores 4 --classes none -q --no-wall-clock \
+      --nodes "$nodes" --node-memory-mb "$mem" --policies fifo,bigc,kairos $sim --out "$o" >/dev/null
+    for p in fifo bigc kairos; do acc="$acc $(stats "$o/jobs-$p.csv" | awk -F' [|] ' '{print $1, $3}')"; done
+    # Jobs missing from a jobs CSV did not finish (the run stalled).
+    for p in fifo bigc kairos; do
+      local n; n=$(($(wc -l <"$o/jobs-$p.csv") - 1))
+      [ "$n" -lt 100 ] && label="$label [$p seed $seed: $((100 - n)) jobs unfinished]"
     done
-    echo "$acc" | awk -v l="$label" '{ for (i = 1; i <= 6; i++) { s = 0; for (k = 0; k < 5; k++) s += $(i + 6 * k); m[i] = s / 5 }
-      printf "| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f |\n", l, m[1], m[2], m[3], m[4], m[5], m[6], m[5] / m[1], m[6] / m[2] }'
-  }
-  head_row() {
-    echo "| $1 | fifo p50 | fifo p99 | bigc p50 | bigc p99 | kairos p50 | kairos p99 | kairos/fifo p50 | kairos/fifo p99 |"
-    echo "|---|---|---|---|---|---|---|---|---|"
-  }
+  done
+  echo "$acc" | awk -v l="$label" '{ for (i = 1; i <= 6; i++) { s = 0; for (k = 0; k < 5; k++) s += $(i + 6 * k); m[i] = s / 5 }
+    printf "| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f |\n", l, m[1], m[2], m[3], m[4], m[5], m[6], m[5] / m[1], m[6] / m[2] }'
+}
+head_row() {
+  echo "| $1 | fifo p50 | fifo p99 | bigc p50 | bigc p99 | kairos p50 | kairos p99 | kairos/fifo p50 | kairos/fifo p99 |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+}
+calibration() {
   echo "## Calibrated model C beside the thesis (mean of seeds 1-5)"
   echo
   head_row model
@@ -161,10 +163,48 @@ calibration() {
     --node-memory-mb 40960 --policies fifo,bigc,kairos $C_SIM --report "$out/calibrated.html" >/dev/null
   echo "CDF plots: $out/calibrated.html"
 }
-if [ "${1:-}" = calibration ]; then
-  calibration
-  exit 0
-fi
+
+# Issue 20's remaining candidates, each varied alone from C: the
+# testbed's throttled suspension (a suspended container keeps 0.1 CPU), the
+# authors' code's quantum hysteresis and starvation guard, and the N + Q cap
+# (memory allows 8 containers on a 40 GB node; 60 GB nodes allow 12). Kairos
+# and bigc keep their defaults except where a row names a parameter.
+policy_causes() {
+  echo "## Policy-side and testbed causes, each varied alone from C (mean of seeds 1-5)"
+  echo
+  head_row "C with one change"
+  cal_row "C" "$C_WL" "$C_SIM"
+  cal_row "suspended tasks keep 0.1 of a core (--suspended-speed 0.1)" "$C_WL" "$C_SIM --suspended-speed 0.1"
+  cal_row "kairos: swap at quantum end only past W/2 (authors' code; -p kairos.hysteresis_ms=25000)" "$C_WL" \
+    "$C_SIM -p kairos.hysteresis_ms=25000"
+  cal_row "kairos: starvation guard of the authors' code (-p kairos.starvation=preempted)" "$C_WL" \
+    "$C_SIM -p kairos.starvation=preempted"
+  cal_row "kairos: no starvation guard (-p kairos.starvation_quanta=0)" "$C_WL" "$C_SIM -p kairos.starvation_quanta=0"
+  cal_row "kairos: Q = 2 (N + Q = 6)" "$C_WL" "$C_SIM -p kairos.extra_tasks=2"
+  cal_row "kairos: both behaviours of the authors' code" "$C_WL" \
+    "$C_SIM -p kairos.hysteresis_ms=25000 -p kairos.starvation=preempted"
+  cal_row "authors' code and 0.1-core suspension" "$C_WL" \
+    "$C_SIM --suspended-speed 0.1 -p kairos.hysteresis_ms=25000 -p kairos.starvation=preempted"
+  cal_row "AM holds no vcore, authors' code, 0.1-core suspension" "$C_WL" \
+    "$C_SIM --am-vcores 0 --suspended-speed 0.1 -p kairos.hysteresis_ms=25000 -p kairos.starvation=preempted"
+  echo
+  echo "## Kairos's median response per Table 4.1 class (s), seed 1"
+  echo
+  echo "| kairos under | class 1 | class 2 | class 3 | class 4 | class 5 |"
+  echo "|---|---|---|---|---|---|"
+  for row in "C:C" "no starvation guard:kairos__no_starvation_guard" "the authors' code:kairos__both_behaviours" \
+    "the authors' code and 0.1-core suspension:authors__code_and_0_1"; do
+    local dir; dir=$(ls -d "$out/cal/${row#*:}"*-1 | head -1)
+    printf "| %s |" "${row%%:*}"
+    tail -n +2 "$dir/jobs-kairos.csv" | awk -F, '{ c = $8 == 30 ? ($13 < 70 ? 1 : 2) : $8 == 60 ? 3 : $8 == 172 ? 4 : 5; print c, $6 }' \
+      | sort -k1,1n -k2,2g | awk '{ n[$1]++; v[$1, n[$1]] = $2 } END { for (c = 1; c <= 5; c++) printf " %.0f |", v[c, int((n[c] + 1) / 2)]; print "" }'
+  done
+  echo
+}
+case "${1:-}" in
+  calibration) calibration; exit 0 ;;
+  policy-causes) policy_causes; exit 0 ;;
+esac
 
 
 # The three policies on the testbed workload with `nodes` nodes, as a table.

@@ -260,6 +260,12 @@ pub struct RunArgs {
     /// Sets those of the four flags above that are not given.
     #[arg(long)]
     pub sls_timing: bool,
+    /// The share of a core a suspended task keeps: its work goes on at this
+    /// rate until it resumes, as under Kairos's and Big-C's YARN suspension
+    /// by `docker update --cpus 0.1` (delgado.md §3.5). 0: suspension stops
+    /// the work. The share is not taken from the node's running tasks.
+    #[arg(long, default_value_t = 0.0)]
+    pub suspended_speed: f64,
     /// Do not hand task-duration estimates to the policies.
     #[arg(long)]
     pub no_estimates: bool,
@@ -519,6 +525,11 @@ fn sim_config(policy: &str, params: BTreeMap<String, String>, args: &RunArgs) ->
         check_invariants: false,
         progress_ms: args.progress_s * 1000,
         reduces_wait_for_maps: args.reduces_wait_for_maps,
+        suspended_speed: if (0.0..1.0).contains(&args.suspended_speed) {
+            args.suspended_speed
+        } else {
+            return Err(cfg_err(format!("--suspended-speed {}: expected a share in [0, 1)", args.suspended_speed)));
+        },
     })
 }
 
@@ -599,6 +610,9 @@ fn describe(
     }
     if args.reduces_wait_for_maps {
         d.push("early reduces", "wait for the last map");
+    }
+    if args.suspended_speed > 0.0 {
+        d.push("suspended tasks", &format!("work on at {} of a core", args.suspended_speed));
     }
     if am_mb.is_some() && args.am_vcores != 1 {
         d.push("AM vcores", &args.am_vcores.to_string());

@@ -62,6 +62,8 @@ fn every_size_flag_past_its_cap_is_named() {
         ("--sample-s", "18446744073709551615", "--sample-s 18446744073709551615"),
         ("--fail", "1e10:0", "--fail '1e10:0': 1e10 s is not within 0 to 31536000 s"),
         ("--fail", "5:0:-3", "--fail '5:0:-3'"),
+        ("--suspended-speed", "1", "--suspended-speed 1: expected a share in [0, 1)"),
+        ("--suspended-speed", "NaN", "--suspended-speed NaN"),
     ] {
         let e = run(&["simulate", "-w", "gridmix:jobs=2", flag, value]).unwrap_err();
         assert!(e.contains(said), "{flag} {value}: {e}");

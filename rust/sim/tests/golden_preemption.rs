@@ -44,6 +44,25 @@ fn a_suspended_task_resumes_with_its_remaining_work() {
     assert_eq!(responses(&f), vec![(0, 100.0), (1, 80.0)]);
 }
 
+/// The testbed's throttled suspension (`suspended_speed`, delgado.md §3.5):
+/// as above, but A keeps 0.1 of its core while B runs 30–40 s, so it does
+/// 1 s of work suspended and has 69 s left at 40 s: it ends at 109 s.
+#[test]
+fn a_throttled_suspended_task_works_on_at_its_share() {
+    let jobs = vec![job(0, 0, &[100]), job(1, 30, &[10])];
+    let cluster = ClusterSpec::uniform(1, Resources::new(3072, 1), 40);
+    let cfg = SimConfig {
+        policy: "kairos".into(),
+        params: [("quantum_ms".to_string(), "1000000".to_string())].into_iter().collect(),
+        heartbeat_ms: 0,
+        check_invariants: true,
+        suspended_speed: 0.1,
+        ..SimConfig::default()
+    };
+    let r = simulate(&cluster, Box::new(jobs.into_iter().map(Ok)), "golden", &cfg, None).expect("run");
+    assert_eq!(responses(&r), vec![(0, 109.0), (1, 10.0)]);
+}
+
 /// Kairos's quantum in the simulator: W = 20 s. A (60 s) from 0; B (30 s)
 /// at 10 s suspends A (10 s attained). B's quantum ends at 30 s with 20 s
 /// ≥ 10 s: A resumes, B is suspended (20 s). A's quantum ends at 50 s

@@ -61,6 +61,13 @@ pub struct SimConfig {
     /// a real reduce shuffles map outputs before it can reduce. Off: its
     /// work starts at launch (the simulator's original model).
     pub reduces_wait_for_maps: bool,
+    /// The share of a core a suspended task keeps, so its work goes on at
+    /// this rate while suspended. Kairos's and Big-C's YARN code suspend by
+    /// `docker update --cpus 0.1`, not to zero (delgado.md §3.5). 0 (the
+    /// default): suspension stops a task's work exactly. First-order: the
+    /// share is not taken from the node's running tasks, and a suspended
+    /// task never finishes before it is resumed (at least 1 ms stays).
+    pub suspended_speed: f64,
 }
 
 impl Default for SimConfig {
@@ -84,6 +91,7 @@ impl Default for SimConfig {
             check_invariants: false,
             progress_ms: 0,
             reduces_wait_for_maps: false,
+            suspended_speed: 0.0,
         }
     }
 }

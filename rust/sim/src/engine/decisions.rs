@@ -5,7 +5,7 @@
 //! goes into its next step (`Sim::core`).
 
 use super::{Ev, Sim, SimError, Task, Work, HELD};
-use sojourn_core::{AppId, Ask, ContainerId, Decision, Event, NodeId, Outcome, PreemptMode, Priority, Resources};
+use sojourn_core::{AppId, Ask, ContainerId, Decision, Event, NodeId, Outcome, PreemptMode, Priority, Resources, Time};
 
 impl<'a> Sim<'a> {
     pub(super) fn carry_out(&mut self, decisions: &mut Vec<Decision>) -> Result<(), SimError> {
@@ -70,13 +70,28 @@ impl<'a> Sim<'a> {
         let launch = self.am_acts(job, self.now);
         if self.waits_for_maps(job, task.group) {
             // Held: it starts its work when the last map ends (`release_held`).
-            self.containers
-                .insert(container, (node, Work::Task { job, task, finish_at: HELD, generation, suspended: false }));
+            self.containers.insert(
+                container,
+                (
+                    node,
+                    Work::Task {
+                        job,
+                        task,
+                        finish_at: HELD,
+                        generation,
+                        suspended: false,
+                        suspended_since: Time::ZERO,
+                    },
+                ),
+            );
             self.result.task_events += 1;
             return Ok(());
         }
         let finish_at = launch.plus(task.remaining_ms);
-        self.containers.insert(container, (node, Work::Task { job, task, finish_at, generation, suspended: false }));
+        self.containers.insert(
+            container,
+            (node, Work::Task { job, task, finish_at, generation, suspended: false, suspended_since: Time::ZERO }),
+        );
         let report = self.next_grid(node.0 as usize, finish_at);
         self.push(report, Ev::TaskDone { container, generation });
         self.schedule_progress(container, generation);
@@ -171,11 +186,15 @@ impl<'a> Sim<'a> {
 
     pub(super) fn suspend(&mut self, container: ContainerId) {
         self.result.preemptions_suspend += 1;
-        if let Some((_, Work::Task { task, finish_at, suspended, .. })) = self.containers.get_mut(&container) {
+        let now = self.now;
+        if let Some((_, Work::Task { task, finish_at, suspended, suspended_since, .. })) =
+            self.containers.get_mut(&container)
+        {
             if !*suspended {
                 // Not launched yet: all of its work is left.
-                task.remaining_ms = finish_at.since(self.now).clamp(1, task.remaining_ms.max(1));
+                task.remaining_ms = finish_at.since(now).clamp(1, task.remaining_ms.max(1));
                 *suspended = true;
+                *suspended_since = now;
             }
         }
     }
@@ -187,7 +206,8 @@ impl<'a> Sim<'a> {
             Some((_, Work::Task { job, task, .. })) => self.waits_for_maps(*job, task.group),
             _ => false,
         };
-        let Some((node, Work::Task { task, finish_at, generation: g, suspended, .. })) =
+        let speed = self.cfg.suspended_speed;
+        let Some((node, Work::Task { task, finish_at, generation: g, suspended, suspended_since, .. })) =
             self.containers.get_mut(&container)
         else {
             return;
@@ -196,6 +216,12 @@ impl<'a> Sim<'a> {
             return;
         }
         *suspended = false;
+        if speed > 0.0 && !held {
+            // The work it did at its throttled share while suspended; it
+            // cannot have finished (first-order model, `suspended_speed`).
+            let done = (now.since(*suspended_since) as f64 * speed) as u64;
+            task.remaining_ms = task.remaining_ms.saturating_sub(done).max(1);
+        }
         if held {
             *finish_at = HELD;
             *g = generation;

@@ -155,8 +155,19 @@ const HELD: Time = Time(u64::MAX / 4);
 
 #[derive(Clone, Copy, Debug)]
 enum Work {
-    Am { job: usize },
-    Task { job: usize, task: Task, finish_at: Time, generation: u32, suspended: bool },
+    Am {
+        job: usize,
+    },
+    /// `suspended_since` is when the task was last suspended (meaningful
+    /// while `suspended`; `SimConfig::suspended_speed` reads it at resume).
+    Task {
+        job: usize,
+        task: Task,
+        finish_at: Time,
+        generation: u32,
+        suspended: bool,
+        suspended_since: Time,
+    },
 }
 
 struct Sim<'a> {
