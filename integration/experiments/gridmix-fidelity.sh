@@ -16,6 +16,9 @@
 # Environment: OUT (default /tmp/sojourn-gridmix-fidelity), TRACES (../shared/traces),
 #   LAUNCH_MS: extra run time per task and AM, in ms, standing for container and JVM
 #   start-up (default 0: the simulator's own model).
+#   SIM_FLAGS: more `sojourn simulate` flags, e.g. the start-up model that grows with
+#   concurrent start-ups on the one host:
+#   SIM_FLAGS="--launch-ms 3000 --launch-per-concurrent-ms 1500 --launch-scope cluster"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$(pwd)
@@ -46,6 +49,8 @@ with open(src) as f, open(dst, "w") as g:
 PY
 common=(-w "$out/swim20-384.sls.json" --nodes 4 --node-memory-mb 2048 --node-vcores 8
   --am-mb 512 --heartbeat-ms 1000 --am-heartbeat-ms 1000 --slowstart 0.05 -q --no-wall-clock)
+# shellcheck disable=SC2206
+common+=(${SIM_FLAGS:-})
 "$sojourn" simulate "${common[@]}" --policy hfsp -p preemption=wait -p training_tasks=5 \
   -p tiny_threshold=5 -p map_slot_mb=512 -p reduce_slot_mb=512 --out "$out/sim" >/dev/null
 "$sojourn" simulate "${common[@]}" --policy fair --out "$out/sim" >/dev/null

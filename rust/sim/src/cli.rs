@@ -1,7 +1,7 @@
 //! The `sojourn` command line: `simulate`, `compare`, `policies`, `replay`,
 //! `to-sls`, `export-dag`, `sls-compare`, `real-compare`, `single-server`.
 
-use crate::engine::{simulate, NodeFailure, SimConfig, SimError};
+use crate::engine::{simulate, LaunchModel, NodeFailure, SimConfig, SimError};
 use crate::metrics::{summarize_all, Classes};
 use crate::report::{self, Description, WriteOptions};
 use crate::run::RunResult;
@@ -266,6 +266,19 @@ pub struct RunArgs {
     /// the work. The share is not taken from the node's running tasks.
     #[arg(long, default_value_t = 0.0)]
     pub suspended_speed: f64,
+    /// Container start-up (JVM launch) in ms, before an AM's start-up or a
+    /// task's work, plus --launch-per-concurrent-ms for every other
+    /// container still starting when it does. 0: work starts at launch.
+    #[arg(long, default_value_t = 0)]
+    pub launch_ms: u64,
+    /// With --launch-ms: extra start-up ms per container already starting
+    /// on the same node (or host, --launch-scope cluster).
+    #[arg(long, default_value_t = 0)]
+    pub launch_per_concurrent_ms: u64,
+    /// Where concurrent start-ups are counted: `node`, or `cluster` for
+    /// NodeManagers sharing one host (a MiniYARNCluster).
+    #[arg(long, default_value = "node")]
+    pub launch_scope: String,
     /// Do not hand task-duration estimates to the policies.
     #[arg(long)]
     pub no_estimates: bool,
@@ -530,7 +543,23 @@ fn sim_config(policy: &str, params: BTreeMap<String, String>, args: &RunArgs) ->
         } else {
             return Err(cfg_err(format!("--suspended-speed {}: expected a share in [0, 1)", args.suspended_speed)));
         },
+        launch: launch_model(args)?,
     })
+}
+
+/// --launch-ms, --launch-per-concurrent-ms and --launch-scope.
+fn launch_model(args: &RunArgs) -> Result<LaunchModel, SimError> {
+    for (flag, v) in [("launch-ms", args.launch_ms), ("launch-per-concurrent-ms", args.launch_per_concurrent_ms)] {
+        if v > limits::MAX_TIME_MS {
+            return Err(cfg_err(format!("--{flag} {v}: expected 0 to {}", limits::MAX_TIME_MS)));
+        }
+    }
+    let per_node = match args.launch_scope.as_str() {
+        "node" => true,
+        "cluster" => false,
+        other => return Err(cfg_err(format!("--launch-scope '{other}': expected node or cluster"))),
+    };
+    Ok(LaunchModel { base_ms: args.launch_ms, per_concurrent_ms: args.launch_per_concurrent_ms, per_node })
 }
 
 /// --estimate-error and its seed; refused beside --no-estimates (nothing to mis-estimate).
@@ -610,6 +639,13 @@ fn describe(
     }
     if args.reduces_wait_for_maps {
         d.push("early reduces", "wait for the last map");
+    }
+    if args.launch_ms > 0 || args.launch_per_concurrent_ms > 0 {
+        let scope = if args.launch_scope == "cluster" { "on the host" } else { "on the node" };
+        d.push(
+            "container start-up",
+            &format!("{} ms + {} ms per other start-up {scope}", args.launch_ms, args.launch_per_concurrent_ms),
+        );
     }
     if args.suspended_speed > 0.0 {
         d.push("suspended tasks", &format!("work on at {} of a core", args.suspended_speed));

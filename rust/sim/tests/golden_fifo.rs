@@ -3,7 +3,7 @@
 mod common;
 use common::{job, map_reduce_job};
 use sojourn_core::{Resources, Time};
-use sojourn_sim::engine::{simulate, NodeFailure, SimConfig};
+use sojourn_sim::engine::{simulate, LaunchModel, NodeFailure, SimConfig};
 use sojourn_sim::workload::{ClusterSpec, JobSpec, JobStream};
 
 fn stream(jobs: Vec<JobSpec>) -> JobStream {
@@ -30,6 +30,20 @@ fn fifo_three_jobs_one_node_event_driven() {
     // one start together: C ends at 11, B at 15.
     let cfg = SimConfig { heartbeat_ms: 0, check_invariants: true, ..SimConfig::default() };
     assert_eq!(responses(&cfg, 1, three_jobs()), vec![(0, 10.0), (1, 14.0), (2, 9.0)]);
+}
+
+/// Container start-up (`LaunchModel`): 1 s, plus 0.5 s for every other
+/// container starting on the node. A's three tasks start at 0 and take 1,
+/// 1.5 and 2 s to start: they end at 11, 11.5 and 12 s. At 11 s B's first
+/// task starts alone (A's start-ups ended at 2 s): 1 s, it ends at 17 s. At
+/// 11.5 s B's second starts while B's first is starting (to 12 s): 1.5 s,
+/// it ends at 18 s. C starts at 12 s while B's second is starting (to
+/// 13 s): 1.5 s, it ends at 14.5 s.
+#[test]
+fn fifo_three_jobs_one_node_with_container_start_up() {
+    let launch = LaunchModel { base_ms: 1000, per_concurrent_ms: 500, per_node: true };
+    let cfg = SimConfig { heartbeat_ms: 0, check_invariants: true, launch, ..SimConfig::default() };
+    assert_eq!(responses(&cfg, 1, three_jobs()), vec![(0, 12.0), (1, 17.0), (2, 12.5)]);
 }
 
 #[test]

@@ -68,6 +68,9 @@ pub struct SimConfig {
     /// share is not taken from the node's running tasks, and a suspended
     /// task never finishes before it is resumed (at least 1 ms stays).
     pub suspended_speed: f64,
+    /// Container start-up time (JVM launch), before an AM's start-up or a
+    /// task's work. Off by default.
+    pub launch: super::LaunchModel,
 }
 
 impl Default for SimConfig {
@@ -92,6 +95,7 @@ impl Default for SimConfig {
             progress_ms: 0,
             reduces_wait_for_maps: false,
             suspended_speed: 0.0,
+            launch: super::LaunchModel::default(),
         }
     }
 }

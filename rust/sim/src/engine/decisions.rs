@@ -48,7 +48,8 @@ impl<'a> Sim<'a> {
             j.needs_am = false;
             j.am = Some(container);
             self.containers.insert(container, (node, Work::Am { job }));
-            let ready = self.am_tick_after(job, self.now.plus(self.cfg.am_startup_ms));
+            let launch_ms = self.launches.start(node.0 as usize, self.now, self.now);
+            let ready = self.am_tick_after(job, self.now.plus(launch_ms).plus(self.cfg.am_startup_ms));
             self.push(ready, Ev::AmReady { job });
             return Ok(());
         }
@@ -68,6 +69,7 @@ impl<'a> Sim<'a> {
         // The RM holds the container from now; the task runs once the AM has
         // heard of it and launched it.
         let launch = self.am_acts(job, self.now);
+        let launch_ms = self.launches.start(node.0 as usize, launch, self.now);
         if self.waits_for_maps(job, task.group) {
             // Held: it starts its work when the last map ends (`release_held`).
             self.containers.insert(
@@ -87,7 +89,7 @@ impl<'a> Sim<'a> {
             self.result.task_events += 1;
             return Ok(());
         }
-        let finish_at = launch.plus(task.remaining_ms);
+        let finish_at = launch.plus(launch_ms).plus(task.remaining_ms);
         self.containers.insert(
             container,
             (node, Work::Task { job, task, finish_at, generation, suspended: false, suspended_since: Time::ZERO }),

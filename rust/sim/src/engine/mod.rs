@@ -23,15 +23,17 @@
 //! loop, the cycle, sampling), `nodes.rs` (NodeManagers), `jobs.rs` (the
 //! ApplicationMasters and their tasks), `dags.rs` (jobs that wait for their
 //! parents, queries' response times), `decisions.rs` (carrying out
-//! decisions). The fairness books are in `crate::metrics::fairness`.
+//! decisions), `launch.rs` (container start-up). The fairness books are in `crate::metrics::fairness`.
 
 mod config;
 mod dags;
 mod decisions;
 mod jobs;
+mod launch;
 mod nodes;
 
 pub use config::{NodeFailure, SimConfig, SimError};
+pub use launch::LaunchModel;
 
 use crate::metrics::{FairnessBooks, QueueSlot};
 use crate::run::{RunResult, UtilSample};
@@ -193,6 +195,7 @@ struct Sim<'a> {
     hb_active: Vec<bool>,
     hb_offset: Vec<u64>,
     next_generation: u32,
+    launches: launch::Launches,
     /// Event-driven mode: new demand or capacity anywhere; offer all nodes.
     dirty_all: bool,
     /// Event-driven mode: nodes whose resources were freed; offer them.
@@ -264,6 +267,7 @@ pub fn simulate<'a>(
             .map(|i| if cfg.heartbeat_ms == 0 { 0 } else { i * cfg.heartbeat_ms / n as u64 })
             .collect(),
         next_generation: 0,
+        launches: launch::Launches::new(cfg.launch, n),
         dirty_all: false,
         dirty_nodes: BTreeSet::new(),
         result: RunResult {
