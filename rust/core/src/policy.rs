@@ -105,11 +105,27 @@ pub struct Ctx<'a> {
 pub struct Offload {
     pub tag: u64,
     pub work: Box<dyn FnOnce() -> serde_json::Value + Send>,
+    /// The same work as data, for a host that runs it in another process
+    /// (the ResourceManager does, so that a solver's abort costs one answer,
+    /// not the RM); `None`: the work runs only as the closure.
+    pub described: Option<Described>,
+}
+
+/// Offloaded work as data: what `kind` names, run on `input`, answers as
+/// the closure would (`sojourn_policies::offload::run`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Described {
+    pub kind: String,
+    pub input: serde_json::Value,
+    /// How long the work may take by its own budget (a solver's time
+    /// limit), in ms: a host gives up on it well after that.
+    pub budget_ms: u64,
 }
 
 impl std::fmt::Debug for Offload {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Offload").field("tag", &self.tag).finish_non_exhaustive()
+        let kind = self.described.as_ref().map(|d| d.kind.as_str());
+        f.debug_struct("Offload").field("tag", &self.tag).field("kind", &kind).finish_non_exhaustive()
     }
 }
 
@@ -148,7 +164,17 @@ impl<'a> Ctx<'a> {
     /// answers with [`Event::OffloadDone`] under `tag`. Returns the work back
     /// when the host runs no offloaded work: the policy then does it inline.
     pub fn offload(&mut self, tag: u64, work: Box<dyn FnOnce() -> serde_json::Value + Send>) -> Option<Offload> {
-        let o = Offload { tag, work };
+        self.offload_described(tag, work, None)
+    }
+
+    /// [`Ctx::offload`] with the work also given as data ([`Described`]).
+    pub fn offload_described(
+        &mut self,
+        tag: u64,
+        work: Box<dyn FnOnce() -> serde_json::Value + Send>,
+        described: Option<Described>,
+    ) -> Option<Offload> {
+        let o = Offload { tag, work, described };
         match &mut self.offloads {
             Some(q) => {
                 q.push(o);

@@ -18,6 +18,7 @@
 
 pub mod api;
 pub mod error;
+pub mod isolation;
 pub mod logbuf;
 pub mod offload;
 pub mod session;

@@ -8,14 +8,20 @@
 //! [`Event::OffloadDone`], which the flight recorder keeps. Work runs one
 //! piece at a time, in order. A piece that panics answers with an error
 //! value (the policy falls back, as for a failed solve) and the thread goes
-//! on: no panic reaches the RM.
+//! on: no panic reaches the RM. With [`Isolation::Process`] a piece that
+//! comes described runs in a child process instead ([`crate::isolation`]),
+//! so that not even an abort inside it reaches the RM.
 
+use crate::isolation::{ChildRunner, ChildStats, Isolation};
 use crossbeam::channel::{unbounded, Receiver, Sender};
 use sojourn_core::{Event, Offload};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
 
-#[derive(Default)]
 pub struct Worker {
+    isolation: Isolation,
+    /// What the child processes did (shared with the thread).
+    children: Arc<Mutex<ChildStats>>,
     running: Option<Running>,
     /// Answers of work run on the caller's thread because no thread could
     /// be started (never left unanswered).
@@ -32,12 +38,41 @@ struct Running {
     answers: Receiver<Event>,
 }
 
+impl Default for Worker {
+    fn default() -> Worker {
+        Worker::new(Isolation::Thread)
+    }
+}
+
 impl Worker {
+    pub fn new(isolation: Isolation) -> Worker {
+        Worker { isolation, children: Arc::default(), running: None, inline: Vec::new(), outstanding: 0 }
+    }
+
+    /// Where the work runs and what the child processes did, for operators.
+    pub fn describe(&self) -> serde_json::Value {
+        let children = self.children.lock().map(|s| s.clone()).unwrap_or_default();
+        match &self.isolation {
+            Isolation::Thread => serde_json::json!({ "isolation": "thread" }),
+            Isolation::Process { command, .. } => serde_json::json!({
+                "isolation": "process",
+                "command": command.display().to_string(),
+                "children": children,
+            }),
+        }
+    }
+
     /// Queues `work`; the thread starts with the first piece.
     pub fn submit(&mut self, work: Offload) {
         self.outstanding += 1;
         if self.running.is_none() {
-            match Running::start() {
+            let children = match &self.isolation {
+                Isolation::Thread => None,
+                Isolation::Process { command, grace } => {
+                    Some(ChildRunner::new(command.clone(), *grace, self.children.clone()))
+                }
+            };
+            match Running::start(children) {
                 Ok(r) => self.running = Some(r),
                 Err(e) => {
                     log::error!("cannot start the offload thread ({e}); running the work on the scheduler's thread");
@@ -89,13 +124,18 @@ fn run(work: Offload) -> Event {
 }
 
 impl Running {
-    fn start() -> std::io::Result<Running> {
+    /// The thread; with `children`, described pieces run in a child process.
+    fn start(mut children: Option<ChildRunner>) -> std::io::Result<Running> {
         let (work, inbox) = unbounded::<Offload>();
         let (outbox, answers) = unbounded::<Event>();
         std::thread::Builder::new().name("sojourn-offload".into()).spawn(move || {
             for w in inbox {
-                if outbox.send(run(w)).is_err() {
-                    return; // the session is gone
+                let answer = match (&mut children, &w.described) {
+                    (Some(c), Some(d)) => Event::OffloadDone { tag: w.tag, result: c.run(w.tag, d) },
+                    _ => run(w),
+                };
+                if outbox.send(answer).is_err() {
+                    return; // the session is gone (the child ends with it)
                 }
             }
         })?;
@@ -122,7 +162,7 @@ mod tests {
     fn answers_come_back_in_order_under_their_tags() {
         let mut w = Worker::default();
         for tag in 1..=3u64 {
-            w.submit(Offload { tag, work: Box::new(move || serde_json::json!(tag * 10)) });
+            w.submit(Offload { tag, work: Box::new(move || serde_json::json!(tag * 10)), described: None });
         }
         let got = wait_for(&mut w, 3);
         let tags: Vec<(u64, serde_json::Value)> = got
@@ -145,11 +185,12 @@ mod tests {
                 std::thread::sleep(Duration::from_millis(300));
                 serde_json::json!("slow")
             }),
+            described: None,
         });
         // The caller is back at once, with nothing ready yet.
         assert!(start.elapsed() < Duration::from_millis(200));
         assert!(w.finished().is_empty());
-        w.submit(Offload { tag: 8, work: Box::new(|| panic!("solver exploded")) });
+        w.submit(Offload { tag: 8, work: Box::new(|| panic!("solver exploded")), described: None });
         let got = wait_for(&mut w, 2);
         assert_eq!(got.len(), 2, "{got:?}");
         let Event::OffloadDone { tag, result } = &got[1] else { panic!("{got:?}") };

@@ -5,6 +5,7 @@
 //! else is lost).
 
 use crate::error::{BridgeError, Result};
+use crate::isolation::Isolation;
 use crate::offload::Worker;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -39,6 +40,41 @@ pub struct Settings {
     /// twice this much. 0: no cap.
     #[serde(default = "default_record_max_mb")]
     pub record_max_mb: u64,
+    /// Where a policy's offloaded work that comes described runs:
+    /// `"thread"` (the offload thread) or `"process"` (a child process
+    /// running `offload_command`, so that a solver's abort costs one
+    /// answer, not the RM; `isolation.rs`).
+    #[serde(default = "default_offload_isolation")]
+    pub offload_isolation: String,
+    /// The `sojourn-offload` executable, for `"process"`.
+    #[serde(default)]
+    pub offload_command: Option<String>,
+}
+
+fn default_offload_isolation() -> String {
+    "thread".into()
+}
+
+/// How long past twice its budget a piece in a child process may run
+/// before the child is killed (it loads and starts the solver, and the
+/// machine may be busy).
+const OFFLOAD_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+impl Settings {
+    /// The offload isolation these settings ask for; an unknown mode, or
+    /// `"process"` without a command, is an error naming it.
+    pub fn isolation(&self) -> Result<Isolation> {
+        match (self.offload_isolation.as_str(), self.offload_command.as_deref().map(str::trim)) {
+            ("thread", _) => Ok(Isolation::Thread),
+            ("process", Some(c)) if !c.is_empty() => Ok(Isolation::Process { command: c.into(), grace: OFFLOAD_GRACE }),
+            ("process", _) => Err(BridgeError::Config(
+                "offload_isolation 'process' needs offload_command (the sojourn-offload executable)".into(),
+            )),
+            (other, _) => {
+                Err(BridgeError::Config(format!("offload_isolation '{other}': expected 'process' or 'thread'")))
+            }
+        }
+    }
 }
 
 fn default_record_max_mb() -> u64 {
@@ -53,6 +89,8 @@ impl Default for Settings {
             network_delay_ms: 0,
             record: None,
             record_max_mb: default_record_max_mb(),
+            offload_isolation: default_offload_isolation(),
+            offload_command: None,
         }
     }
 }
@@ -225,6 +263,7 @@ impl Session {
             network_delay_ms: settings.network_delay_ms,
             offload: true,
         };
+        let isolation = settings.isolation()?;
         log::info!(
             "sojourn core started: policy {policy}, {} parameter(s), seed {}{}",
             params.len(),
@@ -236,7 +275,7 @@ impl Session {
             policy: policy.to_string(),
             recorder,
             wire_out: Vec::new(),
-            worker: Worker::default(),
+            worker: Worker::new(isolation),
         })
     }
 
@@ -383,6 +422,7 @@ impl Session {
             // distribution as name.count/.mean/.p50/.p90/.p99/.max.
             "metrics": self.core.metrics().flat(),
             "next_timeout": self.core.next_wake(),
+            "offload": self.worker.describe(),
         })
     }
 

@@ -12,6 +12,7 @@ pub mod fifo;
 pub mod hawk;
 pub mod hfsp;
 pub mod kairos;
+pub mod offload;
 pub mod pigeon;
 #[cfg(test)]
 pub(crate) mod test_support;

@@ -6,14 +6,14 @@
 //! the invariant `f_e = 0 whenever I = 0` is what lets `max` and `sum` both
 //! return `Σ f_i` (§1.4.2).
 
-use super::strl::{Leaf, LeafId, PartId, Partitioning, Slice, Strl};
+use super::strl::{exact_f64, Leaf, LeafId, PartId, Partitioning, Slice, Strl};
 use good_lp::{variable, Constraint, Expression, ProblemVariables, Solution, SolverModel, Variable};
 #[cfg(any(feature = "cbc", feature = "highs", feature = "microlp"))]
 use good_lp::{WithMipGap, WithTimeLimit};
 use std::collections::BTreeMap;
 
 /// The plan-ahead window `[now, now + len)` in slices (§1.4.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Window {
     pub now: Slice,
     pub len: u32,
@@ -30,7 +30,7 @@ impl Window {
 
 /// `avail(x, t)` (§1.4.1): `avail[x][t - now]` units free in partition `x`
 /// at each slice of the window.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Supply {
     pub avail: Vec<Vec<u32>>,
 }
@@ -48,7 +48,7 @@ impl Supply {
 }
 
 /// The MILP backends good_lp offers that suit this model (§8.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Backend {
     Cbc,
     Highs,
@@ -82,17 +82,21 @@ impl Backend {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// Its floats cross processes exactly ([`exact_f64`]).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SolverOptions {
     pub backend: Backend,
     /// Relative MIP gap; the paper's solver stops within 10% (§2.7, [L114]).
+    #[serde(with = "exact_f64")]
     pub mip_gap: f64,
     /// The solver's own time limit in seconds (CBC rounds it up to whole
     /// seconds). The pure core reads no clock: the budget is the backend's.
+    #[serde(with = "exact_f64")]
     pub time_limit_s: f64,
     /// A19: `−penalty · (s + dur − now) · units` per leaf, so that among
     /// equal plans the earliest completion wins (no pointless deferral, and
     /// the preferred, faster option over an equally valued slow one).
+    #[serde(with = "exact_f64")]
     pub defer_penalty: f64,
 }
 
@@ -136,6 +140,7 @@ impl Plan {
 pub struct Solved {
     pub plan: Plan,
     /// The solver's objective, defer penalty included.
+    #[serde(with = "exact_f64")]
     pub objective: f64,
     pub status: Status,
     pub size: ModelSize,

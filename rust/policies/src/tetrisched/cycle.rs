@@ -14,6 +14,7 @@
 
 use super::compile::{self, Plan, Solved, Supply, Window};
 use super::jobs::{self, Gang, JobStrl};
+use super::offloaded::{decode, SolveInput};
 use super::strl::{EqSets, Partitioning, Strl};
 use super::{greedy, subtract, CycleStats, TetriSched};
 use sojourn_core::Ctx;
@@ -35,21 +36,6 @@ pub(super) struct InFlight {
     supply: Supply,
     window: Window,
     stats: CycleStats,
-}
-
-/// A solve's answer as it crosses the host: the plan, or why there is none.
-fn encode(answer: Result<Solved, String>) -> serde_json::Value {
-    match answer {
-        Ok(s) => serde_json::to_value(&s).unwrap_or_else(|e| serde_json::json!({ "error": format!("encode: {e}") })),
-        Err(e) => serde_json::json!({ "error": e }),
-    }
-}
-
-fn decode(v: &serde_json::Value) -> Result<Solved, String> {
-    if let Some(e) = v.get("error") {
-        return Err(e.as_str().map_or_else(|| e.to_string(), str::to_string));
-    }
-    serde_json::from_value(v.clone()).map_err(|e| format!("the solver's answer does not decode: {e}"))
 }
 
 impl TetriSched {
@@ -141,12 +127,22 @@ impl TetriSched {
         }
         let opts = self.cfg.solver;
         if ctx.can_offload() {
-            let (root, parts, supply) = (f.milp_root.clone(), f.parts.clone(), f.supply.clone());
-            let work = move || encode(compile::solve(&root, &parts, &supply, window, &opts, &warm));
+            let input = SolveInput {
+                root: f.milp_root.clone(),
+                parts: f.parts.clone(),
+                supply: f.supply.clone(),
+                window,
+                opts,
+                warm,
+            };
+            // Described too, so that the RM can run it in a child process
+            // (`offloaded.rs`: a CBC abort must not end the RM).
+            let described = input.describe();
+            let work = move || input.solve();
             ctx.metrics.count("tetrisched.offloaded_solves", 1);
             // The host took the work (the answer arrives as an event); a
             // host that gives it back gets it run here.
-            if let Some(back) = ctx.offload(f.tag, Box::new(work)) {
+            if let Some(back) = ctx.offload_described(f.tag, Box::new(work), described) {
                 let answer = decode(&(back.work)());
                 return self.solved(ctx, f, answer);
             }

@@ -63,6 +63,7 @@ pub mod compile;
 pub mod config;
 mod cycle;
 pub mod jobs;
+pub mod offloaded;
 pub mod strl;
 #[cfg(test)]
 mod tests;

@@ -23,13 +23,14 @@ pub type JobKey = u64;
 
 /// A rigid space-time rectangle: `k` units from the equivalence set `set`,
 /// all held over `[start, start + dur)` (§1.1).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Leaf {
     pub job: JobKey,
     pub set: SetId,
     pub k: u32,
     pub start: Slice,
     pub dur: u32,
+    #[serde(with = "exact_f64")]
     pub value: f64,
     /// Supply each unit takes. The paper's unit is a whole node (1; A11);
     /// on YARN nodes that hold several containers a unit is a container and
@@ -46,7 +47,7 @@ impl Leaf {
 }
 
 /// A STRL expression (§1.1 grammar, §1.2 semantics).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Strl {
     /// Gang: all `k` units or nothing, value `v` [L134].
     NCk(Leaf),
@@ -59,9 +60,9 @@ pub enum Strl {
     /// Aggregation (the cycle's root over all jobs) [L151].
     Sum(Vec<Strl>),
     /// `s · value(e)` [L149].
-    Scale(Box<Strl>, f64),
+    Scale(Box<Strl>, #[serde(with = "exact_f64")] f64),
     /// `v` if `value(e) ≥ v`, else 0 [L147].
-    Barrier(Box<Strl>, f64),
+    Barrier(Box<Strl>, #[serde(with = "exact_f64")] f64),
 }
 
 /// Tolerance for `value(e) ≥ v` comparisons of floating values.
@@ -179,7 +180,7 @@ impl EqSets {
 
 /// Disjoint node groups such that every referenced equivalence set is an
 /// exact union of them (§1.3, A6).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Partitioning {
     /// The nodes of each partition, ascending.
     pub parts: Vec<Vec<u32>>,
@@ -222,5 +223,31 @@ impl Partitioning {
 
     pub fn parts_of(&self, set: SetId) -> &[PartId] {
         self.of_set.get(set).map_or(&[], |v| v.as_slice())
+    }
+}
+
+/// An `f64` in JSON as the shortest text that parses back to the same bits
+/// (a string): serde_json's default number parsing may miss by one ulp, and
+/// a solve run in another process must see exactly the numbers the policy
+/// built (`offload.rs`). Reads a plain JSON number too.
+pub(crate) mod exact_f64 {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{v:?}"))
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Text {
+        Text(String),
+        Number(f64),
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        match Text::deserialize(d)? {
+            Text::Number(v) => Ok(v),
+            Text::Text(t) => t.parse().map_err(|_| serde::de::Error::custom(format!("'{t}' is not a number"))),
+        }
     }
 }

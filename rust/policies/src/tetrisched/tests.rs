@@ -401,6 +401,10 @@ enum SolveHost {
     Inline,
     /// Offloaded, answered this many ms later (0: within the same time).
     After(u64),
+    /// Offloaded and answered at once from the work's description, sent
+    /// and answered as JSON text, as the RM's child process does; each
+    /// answer is checked against the closure's.
+    AsData,
 }
 
 /// The test's host: feeds the core one event a step, records each step as
@@ -410,6 +414,8 @@ struct TraceHost {
     host: SolveHost,
     records: Vec<sojourn_core::Record>,
     answers: BTreeMap<u64, Vec<Event>>,
+    /// Solves answered from their description (`AsData`).
+    described_solves: usize,
 }
 
 impl TraceHost {
@@ -424,6 +430,17 @@ impl TraceHost {
             match self.host {
                 SolveHost::After(0) => self.step(t, Some(w.run())),
                 SolveHost::After(ms) => self.answers.entry(t + ms).or_default().push(w.run()),
+                SolveHost::AsData => {
+                    let d = w.described.clone().expect("a solve is described");
+                    assert_eq!(d.kind, "tetrisched.solve");
+                    let input = serde_json::from_str(&d.input.to_string()).expect("the input parses");
+                    let answer = crate::offload::run(&d.kind, input).expect("a described solve runs");
+                    let answer: serde_json::Value = serde_json::from_str(&answer.to_string()).expect("parses");
+                    let Event::OffloadDone { tag, result } = w.run() else { panic!("not an answer") };
+                    assert_eq!(result, answer, "the closure and the description answer alike");
+                    self.described_solves += 1;
+                    self.step(t, Some(Event::OffloadDone { tag, result: answer }));
+                }
                 SolveHost::Inline => panic!("a host that runs no offloaded work was handed some"),
             }
         }
@@ -441,7 +458,7 @@ fn trace_run(host: SolveHost) -> TraceRun {
     use sojourn_core::{ContainerId, CoreConfig, Decision, Outcome};
     let p = crate::build("tetrisched", &BTreeMap::new()).expect("defaults");
     let c = Harness::new(p, CoreConfig { offload: host != SolveHost::Inline, ..CoreConfig::default() });
-    let mut h = TraceHost { c, host, records: Vec::new(), answers: BTreeMap::new() };
+    let mut h = TraceHost { c, host, records: Vec::new(), answers: BTreeMap::new(), described_solves: 0 };
     for n in 0..3 {
         let spec = sojourn_core::NodeSpec {
             node: sojourn_core::NodeId(n),
@@ -490,6 +507,9 @@ fn trace_run(host: SolveHost) -> TraceRun {
         }
         assert!(h.c.cluster().check_invariants().is_ok(), "at {t}");
     }
+    if host == SolveHost::AsData {
+        assert!(h.described_solves > 5, "solves ran from their description: {}", h.described_solves);
+    }
     (decisions, h.records, finished)
 }
 
@@ -502,6 +522,27 @@ fn an_offloaded_solve_answered_at_once_decides_as_the_inline_one() {
     let (offloaded, _, _) = trace_run(SolveHost::After(0));
     assert_eq!(done.len(), 4, "every app finishes: {done:?}");
     assert_eq!(inline, offloaded);
+}
+
+/// A solve run from its description, through JSON text (the RM's child
+/// process, `sojourn-offload`), answers exactly as its closure (checked at
+/// each solve in `TraceHost::step`), so the decisions are the inline ones.
+#[test]
+fn a_described_solve_answers_as_its_closure() {
+    let (inline, _, _) = trace_run(SolveHost::Inline);
+    let (described, _, done) = trace_run(SolveHost::AsData);
+    assert_eq!(done.len(), 4, "every app finishes: {done:?}");
+    assert_eq!(inline, described);
+}
+
+/// A described input that is not a solve's is an error naming it, not a panic.
+#[test]
+fn a_bad_description_is_an_error_naming_it() {
+    let e = crate::offload::run("tetrisched.solve", serde_json::json!({"window": {"now": 0, "len": 4}}))
+        .expect_err("bad input");
+    assert!(e.contains("tetrisched.solve") && e.contains("root"), "{e}");
+    let e = crate::offload::run("no.such", serde_json::json!({})).expect_err("unknown kind");
+    assert!(e.contains("'no.such'"), "{e}");
 }
 
 /// A solve that takes 1.5 s launches when its answer arrives, not before;

@@ -109,10 +109,37 @@ final class CoreChannel {
       o.put("record", recordPath);
       o.put("record_max_mb", s.recordMaxMb);
     }
+    String offload = offloadCommand(s);
+    o.put("offload_isolation", offload == null ? "thread" : "process");
+    if (offload != null) {
+      o.put("offload_command", offload);
+    }
     try {
       return Native.open(s.policy, s.params, o.toString(), Protocol.nativeLogLevel());
     } finally {
       Protocol.drainNativeLogs();
+    }
+  }
+
+  /**
+   * The child executable offloaded work runs in ({@link SojournConfig#OFFLOAD_ISOLATION}),
+   * or null to run it on the offload thread: asked for, or the jar carries no
+   * executable (built with a prebuilt library), which is logged.
+   */
+  static String offloadCommand(SojournConfig s) {
+    if (!s.offloadIsolation.equals("process")) {
+      return null;
+    }
+    if (s.offloadCommand != null) {
+      return s.offloadCommand;
+    }
+    try {
+      return Native.offloadExecutable().getAbsolutePath();
+    } catch (java.io.IOException e) {
+      LOG.warn("sojourn: " + SojournConfig.OFFLOAD_ISOLATION + "=process, but " + e.getMessage()
+          + "; offloaded work (TetriSched's solves) runs on the RM's offload thread instead. Set "
+          + SojournConfig.OFFLOAD_COMMAND + " to a sojourn-offload executable to isolate it");
+      return null;
     }
   }
 

@@ -27,6 +27,14 @@ import java.util.Map;
 public final class Native implements AutoCloseable {
   static final String LIBRARY = "sojourn_jni";
   static final String RESOURCE = "/native/linux-x86_64/libsojourn_jni.so";
+  /**
+   * The child process TetriSched's solves run in
+   * ({@code yarn.scheduler.sojourn.offload.isolation=process}), built with the
+   * library (rust/jni/src/bin/sojourn-offload.rs).
+   */
+  static final String OFFLOAD_RESOURCE = "/native/linux-x86_64/sojourn-offload";
+
+  private static volatile File offloadExecutable;
 
   private static volatile String loadedFrom;
 
@@ -200,10 +208,36 @@ public final class Native implements AutoCloseable {
    * loaded only if its content hash matches: {@code /tmp} is shared.
    */
   static File extract() throws IOException {
+    return extract(RESOURCE, "libsojourn_jni.so", false);
+  }
+
+  /**
+   * The jar's {@code sojourn-offload} executable as a file, extracted as
+   * {@link #extract} extracts the library (its own content-named directory,
+   * mode 0700) and made executable; once per JVM.
+   *
+   * @throws IOException when the jar carries none (a jar packaged with
+   *     {@code -PnativeLib} and no {@code -PoffloadBin}) or it cannot be written
+   */
+  static File offloadExecutable() throws IOException {
+    File f = offloadExecutable;
+    if (f == null) {
+      synchronized (Native.class) {
+        f = offloadExecutable;
+        if (f == null) {
+          f = extract(OFFLOAD_RESOURCE, "sojourn-offload", true);
+          offloadExecutable = f;
+        }
+      }
+    }
+    return f;
+  }
+
+  private static File extract(String resource, String name, boolean executable) throws IOException {
     byte[] bytes;
-    try (InputStream in = Native.class.getResourceAsStream(RESOURCE)) {
+    try (InputStream in = Native.class.getResourceAsStream(resource)) {
       if (in == null) {
-        throw new IOException("resource " + RESOURCE + " is not in the jar");
+        throw new IOException("resource " + resource + " is not in the jar");
       }
       bytes = readAll(in);
     }
@@ -221,15 +255,19 @@ public final class Native implements AutoCloseable {
       }
     }
     checkPrivate(dir);
-    Path lib = dir.resolve("libsojourn_jni.so");
+    Path lib = dir.resolve(name);
     if (Files.isRegularFile(lib, java.nio.file.LinkOption.NOFOLLOW_LINKS)
-        && sha256(Files.readAllBytes(lib)).equals(hash)) {
+        && sha256(Files.readAllBytes(lib)).equals(hash)
+        && (!executable || Files.isExecutable(lib))) {
       return lib.toFile();
     }
     // Written aside and renamed: a concurrent start never loads half a file.
-    Path part = Files.createTempFile(dir, "libsojourn_jni", ".part");
+    Path part = Files.createTempFile(dir, name, ".part");
     try {
       Files.write(part, bytes);
+      if (executable) {
+        Files.setPosixFilePermissions(part, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+      }
       Files.move(part, lib, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } finally {
       Files.deleteIfExists(part);

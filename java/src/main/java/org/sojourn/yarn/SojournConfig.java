@@ -60,12 +60,26 @@ final class SojournConfig {
   static final long DEFAULT_AM_PROGRESS_MS = 0;
   /** Queue tree and ACLs: {@code queue.<path>.queues}, {@code queue.<path>.acl_*}. */
   static final String QUEUE = PREFIX + "queue.";
+  /**
+   * Where a policy's offloaded work (TetriSched's MILP solves) runs:
+   * {@code process} (a child process, the {@code sojourn-offload} executable
+   * this jar carries, so that a solver crash such as CBC's abort costs one
+   * solve, whose cycle falls back to the greedy plan, not the RM) or
+   * {@code thread} (the RM's offload thread, as before).
+   */
+  static final String OFFLOAD_ISOLATION = PREFIX + "offload.isolation";
+  static final String DEFAULT_OFFLOAD_ISOLATION = "process";
+  static final List<String> OFFLOAD_MODES =
+      Collections.unmodifiableList(Protocol.list("process", "thread"));
+  /** The child's executable for {@code process}; empty: the one extracted from this jar. */
+  static final String OFFLOAD_COMMAND = PREFIX + "offload.command";
 
   private static final List<String> OWN;
 
   static {
     List<String> own = new ArrayList<>(Protocol.list("policy", "seed", "preemption.grace-ms", "record.path",
-        "record.max-mb", "tick-ms", "suspend", "suspend.secret-file", "am-progress.interval-ms"));
+        "record.max-mb", "tick-ms", "suspend", "suspend.secret-file", "am-progress.interval-ms",
+        "offload.isolation", "offload.command"));
     own.addAll(Placement.KEYS);
     OWN = Collections.unmodifiableList(own);
   }
@@ -85,10 +99,16 @@ final class SojournConfig {
   final QueueTree.Spec queues;
   /** Where apps go: see {@link Placement}. */
   final Placement placement;
+  /** process or thread: see {@link #OFFLOAD_ISOLATION}. */
+  final String offloadIsolation;
+  /** See {@link #OFFLOAD_COMMAND}; null: the jar's. */
+  final String offloadCommand;
 
   private SojournConfig(String policy, Map<String, String> params, long seed, long graceMs,
       String recordPath, long recordMaxMb, long tickMs, String suspend, long amProgressMs,
-      QueueTree.Spec queues, Placement placement) {
+      QueueTree.Spec queues, Placement placement, String offloadIsolation, String offloadCommand) {
+    this.offloadIsolation = offloadIsolation;
+    this.offloadCommand = offloadCommand;
     this.policy = policy;
     this.params = params;
     this.seed = seed;
@@ -161,10 +181,17 @@ final class SojournConfig {
           + "' is not one of " + String.join(", ", SUSPEND_MODES));
     }
     long amProgress = longAtLeast(conf, AM_PROGRESS_MS, DEFAULT_AM_PROGRESS_MS, 0);
+    String isolation = conf.getTrimmed(OFFLOAD_ISOLATION, DEFAULT_OFFLOAD_ISOLATION);
+    if (!OFFLOAD_MODES.contains(isolation)) {
+      throw new IllegalArgumentException("sojourn: " + OFFLOAD_ISOLATION + "='" + isolation
+          + "' is not one of " + String.join(", ", OFFLOAD_MODES));
+    }
+    String command = conf.getTrimmed(OFFLOAD_COMMAND, "");
     QueueTree.Spec spec = QueueTree.Spec.read(conf);
     checkPolicyQueues(policy, params, spec);
     return new SojournConfig(policy, params, seed, grace, record.isEmpty() ? null : record, recordMaxMb,
-        tick, suspend, amProgress, spec, Placement.read(conf, spec));
+        tick, suspend, amProgress, spec, Placement.read(conf, spec), isolation,
+        command.isEmpty() ? null : command);
   }
 
   /**

@@ -126,8 +126,108 @@ public class TetriSchedInRmTest extends SojournTestBase {
     assertTrue("the SLO job finishes within its deadline: " + response + " ms",
         response > 0 && response < DEADLINE_MS);
     JsonNode m = describe().path("core").path("metrics");
-    assertTrue("solves went to the offload thread: " + m, m.path("tetrisched.offloaded_solves").asDouble() >= 2);
+    double offloaded = m.path("tetrisched.offloaded_solves").asDouble();
+    assertTrue("solves went to the offload thread: " + m, offloaded >= 2);
     assertEquals("no solve failed: " + m, 0.0, m.path("tetrisched.solver_fallbacks").asDouble(), 0.0);
+    // As shipped (offload.isolation=process), every solve ran in the
+    // sojourn-offload child extracted from the jar (the last may still be in flight).
+    JsonNode offload = describe().path("core").path("offload");
+    assertEquals(offload.toString(), "process", offload.path("isolation").asText());
+    assertTrue(offload.toString(), offload.path("command").asText().endsWith("/sojourn-offload"));
+    JsonNode children = offload.path("children");
+    assertTrue("the solves were answered by the child: " + offload + " " + m,
+        children.path("answered").asDouble() >= Math.max(2, offloaded - 1));
+    assertEquals(offload.toString(), 1, children.path("started").asInt());
+    assertEquals(offload.toString(), 0, children.path("failed").asInt());
+    long pid = children.path("pid").asLong();
+    String cmdline = new String(java.nio.file.Files.readAllBytes(
+        java.nio.file.Paths.get("/proc/" + pid + "/cmdline")), java.nio.charset.StandardCharsets.UTF_8);
+    assertTrue("the child " + pid + " runs sojourn-offload: " + cmdline, cmdline.contains("sojourn-offload"));
+  }
+
+  // ---- the solve in a child process (yarn.scheduler.sojourn.offload.*) ----------------
+
+  /**
+   * One job on one node of 4 slots: its AM, then 2 tasks. Returns the
+   * describe() JSON once both tasks are placed.
+   */
+  private JsonNode aJobIsScheduled(YarnConfiguration conf) throws Exception {
+    start(conf);
+    MockNM nm = rm.registerNode("127.0.0.1:1234", 4 * GB, 4);
+    nm.nodeHeartbeat(true);
+    MockAM am = launchAmWhenPlaced(rm, submit(GB, "default", "alice"), nm, 20000);
+    assertTrue("the AM starts", am != null);
+    am.addRequests(new String[] {"*"}, GB, 1, 2);
+    assertEquals("both tasks are placed", 2, tasksWhenPlaced(am, nm, 2, 20000).size());
+    assertTrue("the RM is up", rm.getServiceState() == org.apache.hadoop.service.Service.STATE.STARTED);
+    return describe();
+  }
+
+  @Test(timeout = 120000)
+  public void aChildThatAbortsCostsOneSolveNotTheRm() throws Exception {
+    // A stand-in for CBC's abort: the child reads the request and aborts.
+    java.io.File script = java.io.File.createTempFile("sojourn-offload-abort", ".sh");
+    script.deleteOnExit();
+    java.nio.file.Files.write(script.toPath(),
+        "#!/bin/sh\nread request\nkill -ABRT $$\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    assertTrue(script.setExecutable(true));
+    YarnConfiguration conf = conf("tetrisched");
+    conf.set(SojournConfig.OFFLOAD_COMMAND, script.getAbsolutePath());
+    JsonNode d = aJobIsScheduled(conf);
+    JsonNode m = d.path("core").path("metrics");
+    JsonNode children = d.path("core").path("offload").path("children");
+    assertTrue("the cycles fell back to the greedy plan: " + m, m.path("tetrisched.solver_fallbacks").asDouble() >= 1);
+    assertTrue("each crash cost one solve: " + children, children.path("failed").asInt() >= 1);
+    assertTrue("the crash is logged with its signal: " + children,
+        children.path("last_failure").asText().contains("SIGABRT"));
+    JsonNode last = d.path("core").path("state").path("last_cycle");
+    assertTrue(last.toString(), last.path("planner").asText().matches("fallback|idle"));
+  }
+
+  @Test(timeout = 120000)
+  public void aChildKilledMidRunIsReplacedAndTheMilpPlansAgain() throws Exception {
+    YarnConfiguration conf = conf("tetrisched");
+    start(conf);
+    MockNM nm = rm.registerNode("127.0.0.1:1234", 4 * GB, 4);
+    nm.nodeHeartbeat(true);
+    MockAM first = launchAmWhenPlaced(rm, submit(GB, "default", "alice"), nm, 20000);
+    assertTrue("the first AM starts", first != null);
+    JsonNode before = describe().path("core").path("offload").path("children");
+    long pid = before.path("pid").asLong();
+    assertTrue("a child solved the first cycle: " + before, pid > 0 && before.path("answered").asInt() >= 1);
+    Process kill = new ProcessBuilder("kill", "-9", Long.toString(pid)).start();
+    assertEquals(0, kill.waitFor());
+    // The next solves: the first finds the child dead (one fallback), then a new child plans.
+    MockAM second = launchAmWhenPlaced(rm, submit(GB, "default", "bob"), nm, 20000);
+    assertTrue("the next job is still scheduled", second != null);
+    second.addRequests(new String[] {"*"}, GB, 1, 1);
+    assertEquals(1, tasksWhenPlaced(second, nm, 1, 20000).size());
+    JsonNode d = describe().path("core");
+    JsonNode children = d.path("offload").path("children");
+    assertEquals("the killed child cost one solve: " + children, 1, children.path("failed").asInt());
+    assertEquals(children.toString(), 2, children.path("started").asInt());
+    assertTrue(children.toString(), children.path("pid").asLong() != pid);
+    assertTrue("the new child's MILP planned: " + children,
+        children.path("answered").asInt() > before.path("answered").asInt());
+    assertEquals("one cycle fell back: " + d.path("metrics"), 1.0,
+        d.path("metrics").path("tetrisched.solver_fallbacks").asDouble(), 0.0);
+  }
+
+  @Test(timeout = 120000)
+  public void withThreadIsolationTheSolveStaysInTheRm() throws Exception {
+    YarnConfiguration conf = conf("tetrisched");
+    conf.set(SojournConfig.OFFLOAD_ISOLATION, "thread");
+    JsonNode d = aJobIsScheduled(conf);
+    assertEquals(d.path("core").path("offload").toString(), "thread",
+        d.path("core").path("offload").path("isolation").asText());
+    assertEquals(0.0, d.path("core").path("metrics").path("tetrisched.solver_fallbacks").asDouble(), 0.0);
+  }
+
+  @Test(timeout = 60000)
+  public void anUnknownIsolationIsRefusedNamingTheKey() throws Exception {
+    YarnConfiguration conf = conf("tetrisched");
+    conf.set(SojournConfig.OFFLOAD_ISOLATION, "sandbox");
+    assertStartFails(conf, SojournConfig.OFFLOAD_ISOLATION + "='sandbox'");
   }
 
   @Test(timeout = 120000)
