@@ -113,7 +113,6 @@ pub(crate) struct AppState {
     pub usage: Resources,
     pub pending: Resources,
     pub key: Option<order::AppKey>,
-    pub fair_share: Resources,
     pub fs_starvation: Resources,
     pub ms_starvation: Resources,
     pub last_time_at_fair_share: Time,
@@ -215,7 +214,7 @@ impl Fair {
                 self.refresh_app(cl, app);
             }
         }
-        shares::update(&mut self.tree, &mut self.apps, total);
+        shares::update(&mut self.tree, total);
     }
 
     fn add_app(&mut self, cl: &Cluster, app: AppId, now: Time) {
@@ -232,7 +231,6 @@ impl Fair {
                 usage: Resources::ZERO,
                 pending: Resources::ZERO,
                 key: None,
-                fair_share: Resources::ZERO,
                 fs_starvation: Resources::ZERO,
                 ms_starvation: Resources::ZERO,
                 last_time_at_fair_share: a.submit,
@@ -271,6 +269,11 @@ impl Fair {
         self.reserved.remove(&app);
         self.demand_dirty = true;
         self.reshare(cl);
+    }
+
+    /// The instantaneous fair share of an app: its leaf's equal share.
+    pub(crate) fn app_fair_share(&self, st: &AppState) -> Resources {
+        self.tree.queues.get(st.queue).map_or(Resources::ZERO, |q| q.app_share)
     }
 
     /// The leaf's AM limit (FSLeafQueue.computeMaxAMResource): its fair
@@ -390,7 +393,7 @@ impl Fair {
                         "app": a.0,
                         "usage": s.usage,
                         "demand": s.demand(),
-                        "fair_share": s.fair_share,
+                        "fair_share": q.app_share,
                         "fair_share_starvation": s.fs_starvation,
                         "min_share_starvation": s.ms_starvation,
                         "am": s.am_charge,
