@@ -213,9 +213,9 @@ impl Capacity {
                 // over-commit and the core does not): try the next ask.
                 continue;
             }
-            let rack = cl.rack_name(n.rack).to_string();
+            let rack = cl.rack_name(n.rack);
             let node_local = st.ask.locality.iter().any(|l| matches!(l, Locality::Node(x, c) if *x == node && *c > 0));
-            let rack_local = st.ask.locality.iter().any(|l| matches!(l, Locality::Rack(r, c) if *r == rack && *c > 0));
+            let rack_local = st.ask.locality.iter().any(|l| matches!(l, Locality::Rack(r, c) if r == rack && *c > 0));
             let locations = st
                 .ask
                 .locality

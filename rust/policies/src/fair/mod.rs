@@ -91,6 +91,7 @@ mod tests;
 
 pub use config::{Config, QueuePolicy, PARAMS};
 
+use crate::pigeon::IdMap;
 use order::app_key;
 use serde_json::{json, Value};
 use sojourn_core::Decision;
@@ -132,7 +133,11 @@ impl AppState {
 pub struct Fair {
     cfg: Config,
     tree: Tree,
-    apps: BTreeMap<AppId, AppState>,
+    /// Hashed, not ordered: every event looks apps up, and with hundreds of
+    /// thousands queued an ordered map's descent cost more than the rest
+    /// of the policy. Looked up only; the passes over all apps sort their
+    /// ids first ([`Fair::app_ids`]).
+    apps: IdMap<AppId, AppState>,
     /// Owner of every container this policy placed.
     containers: BTreeMap<ContainerId, AppId>,
     /// Cluster total the shares and DRF keys were computed for.
@@ -153,7 +158,7 @@ impl Fair {
         Fair {
             cfg,
             tree,
-            apps: BTreeMap::new(),
+            apps: IdMap::default(),
             containers: BTreeMap::new(),
             total: Resources::ZERO,
             demand_dirty: true,
@@ -209,8 +214,7 @@ impl Fair {
             for st in self.apps.values_mut() {
                 st.key = None;
             }
-            let ids: Vec<AppId> = self.apps.keys().copied().collect();
-            for app in ids {
+            for app in self.app_ids() {
                 self.refresh_app(cl, app);
             }
         }
@@ -346,10 +350,16 @@ impl Fair {
         for c in gone {
             self.untrack(c);
         }
-        let ids: Vec<AppId> = self.apps.keys().copied().collect();
-        for app in ids {
+        for app in self.app_ids() {
             self.refresh_app(cl, app);
         }
+    }
+
+    /// Every app's id, in id order.
+    fn app_ids(&self) -> Vec<AppId> {
+        let mut ids: Vec<AppId> = self.apps.keys().copied().collect();
+        ids.sort_unstable();
+        ids
     }
 
     fn queue_json(&self, ix: QIx, demands: &[Resources]) -> Value {
