@@ -24,8 +24,10 @@
 
 use super::calc::{Calc, V};
 use super::limits;
+use super::state::AppKey;
 use super::Capacity;
 use sojourn_core::{AppId, Ctx, Locality, NodeId, Phase, Priority, Resources};
+use std::ops::Bound::{Excluded, Unbounded};
 
 /// What a descent (or an app's turn) achieved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,8 +137,21 @@ impl Capacity {
     fn assign_leaf(&mut self, ctx: &mut Ctx<'_>, node: NodeId, leaf: usize, limit: V, calc: &Calc) -> Outcome {
         let headroom = limit.sub(V::from(self.state.queues[leaf].used));
         let user_limit = limits::user_limit(&self.conf, &self.state, leaf, calc);
-        let apps: Vec<AppId> = self.state.queues[leaf].waiting.iter().map(|k| k.2).collect();
-        for app in apps {
+        // Walks the waiting apps from a cursor rather than a copy of the set:
+        // with hundreds of thousands waiting, copying them on every descent
+        // dominated the run, while the first app usually takes the node. An
+        // app's turn changes only its own entry (at or before the cursor),
+        // so the walk sees the apps a copy would.
+        let mut cursor: Option<AppKey> = None;
+        loop {
+            let waiting = &self.state.queues[leaf].waiting;
+            let next = match cursor {
+                None => waiting.iter().next(),
+                Some(at) => waiting.range((Excluded(at), Unbounded)).next(),
+            };
+            let Some(&key) = next else { break };
+            cursor = Some(key);
+            let app = key.2;
             let Some(u) = self.state.apps.get(&app) else { continue };
             if !u.activated && !self.try_activate(ctx, leaf, app, limit, calc) {
                 continue;
@@ -198,9 +213,9 @@ impl Capacity {
                 // over-commit and the core does not): try the next ask.
                 continue;
             }
-            let rack = cl.rack_name(n.rack).to_string();
+            let rack = cl.rack_name(n.rack);
             let node_local = st.ask.locality.iter().any(|l| matches!(l, Locality::Node(x, c) if *x == node && *c > 0));
-            let rack_local = st.ask.locality.iter().any(|l| matches!(l, Locality::Rack(r, c) if *r == rack && *c > 0));
+            let rack_local = st.ask.locality.iter().any(|l| matches!(l, Locality::Rack(r, c) if r == rack && *c > 0));
             let locations = st
                 .ask
                 .locality

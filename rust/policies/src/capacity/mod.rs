@@ -115,7 +115,9 @@ mod tests_props;
 use calc::{Calc, V};
 use config::Config;
 use serde_json::{json, Value};
-use sojourn_core::{AppId, AppSpec, Cluster, ContainerId, Ctx, Decision, Event, NodeId, Params, Policy, Result, Time};
+use sojourn_core::{
+    AppId, AppSpec, Cluster, ContainerId, Ctx, Decision, Event, NodeId, Params, Policy, Priority, Result, Time,
+};
 use state::State;
 use std::collections::BTreeMap;
 
@@ -184,10 +186,19 @@ impl Capacity {
         for p in held {
             self.drop_extra_reservations(ctx, app, p);
         }
+        // Only this app's entries can change: a range, not a pass over every
+        // app's missed opportunities.
         let cl = ctx.cluster();
-        self.state.missed.retain(|(a, p), _| {
-            *a != app || cl.app(app).and_then(|x| x.asks.get(p)).is_some_and(|s| s.outstanding > 0)
-        });
+        let done: Vec<(AppId, Priority)> = self
+            .state
+            .missed
+            .range((app, Priority(0))..=(app, Priority(u32::MAX)))
+            .map(|(k, _)| *k)
+            .filter(|(_, p)| cl.app(app).and_then(|x| x.asks.get(p)).is_none_or(|s| s.outstanding == 0))
+            .collect();
+        for k in done {
+            self.state.missed.remove(&k);
+        }
     }
 
     fn node_removed(&mut self, ctx: &Ctx<'_>, node: NodeId) {

@@ -106,6 +106,18 @@ impl State {
         out
     }
 
+    /// Applies `f` to the books of `q` and each of its ancestors (as
+    /// [`State::chain`], without allocating on every container event).
+    fn up_chain(&mut self, q: usize, mut f: impl FnMut(&mut QueueUse)) {
+        let mut at = Some(q);
+        while let Some(x) = at {
+            if let Some(qu) = self.queues.get_mut(x) {
+                f(qu);
+            }
+            at = self.parents.get(x).copied().flatten();
+        }
+    }
+
     pub fn add_app(&mut self, cluster: &Cluster, app: AppId, leaf: usize) {
         let Some(a) = cluster.app(app) else { return };
         if self.apps.contains_key(&app) || leaf >= self.queues.len() {
@@ -175,14 +187,16 @@ impl State {
     /// to its user.
     fn recharge(&mut self, app: AppId, old: Resources) {
         let Some(u) = self.apps.get(&app) else { return };
-        let (new, leaf, user) = (u.used(), u.leaf, u.user.clone());
+        let (new, leaf) = (u.used(), u.leaf);
         if new == old {
             return;
         }
-        for q in self.chain(leaf) {
+        let mut at = Some(leaf);
+        while let Some(q) = at {
             swap(&mut self.queues[q].used, old, new);
+            at = self.parents.get(q).copied().flatten();
         }
-        if let Some(us) = self.queues[leaf].users.get_mut(&user) {
+        if let Some(us) = self.queues[leaf].users.get_mut(&u.user) {
             swap(&mut us.used, old, new);
         }
     }
@@ -199,20 +213,21 @@ impl State {
         u.allocated = allocated;
         let was_waiting = u.waiting;
         u.waiting = waiting;
-        let (leaf, key, user) = (u.leaf, u.key, u.user.clone());
+        let (leaf, key) = (u.leaf, u.key);
         self.recharge(app, old);
         if was_waiting != waiting {
-            for q in self.chain(leaf) {
-                let w = &mut self.queues[q].waiting_apps;
+            self.up_chain(leaf, |q| {
+                let w = &mut q.waiting_apps;
                 *w = if waiting { *w + 1 } else { w.saturating_sub(1) };
-            }
+            });
+            let Some(u) = self.apps.get(&app) else { return };
             let lq = &mut self.queues[leaf];
             if waiting {
                 lq.waiting.insert(key);
             } else {
                 lq.waiting.remove(&key);
             }
-            if let Some(us) = lq.users.get_mut(&user) {
+            if let Some(us) = lq.users.get_mut(&u.user) {
                 us.waiting_apps = if waiting { us.waiting_apps + 1 } else { us.waiting_apps.saturating_sub(1) };
             }
         }
@@ -267,9 +282,7 @@ impl State {
         let (old, old_reserved) = (u.used(), u.reserved);
         u.reserved = if add { u.reserved + size } else { u.reserved.saturating_sub(&size) };
         let (new_reserved, leaf) = (u.reserved, u.leaf);
-        for q in self.chain(leaf) {
-            swap(&mut self.queues[q].reserved, old_reserved, new_reserved);
-        }
+        self.up_chain(leaf, |q| swap(&mut q.reserved, old_reserved, new_reserved));
         self.recharge(app, old);
     }
 

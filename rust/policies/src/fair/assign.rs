@@ -165,7 +165,7 @@ impl Fair {
         if node.reservation.is_some() || self.preempted_for_app(node.id, app) {
             return false;
         }
-        let starved = below(policy, &st.usage, &st.fair_share, &self.total) || !st.ms_starvation.is_zero();
+        let starved = below(policy, &st.usage, &self.app_fair_share(st), &self.total) || !st.ms_starvation.is_zero();
         if !starved || greater(policy, &self.cfg.reservation_threshold, &s.ask.capability, &self.total) {
             return false;
         }

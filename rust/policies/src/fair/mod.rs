@@ -91,6 +91,7 @@ mod tests;
 
 pub use config::{Config, QueuePolicy, PARAMS};
 
+use crate::pigeon::IdMap;
 use order::app_key;
 use serde_json::{json, Value};
 use sojourn_core::Decision;
@@ -113,7 +114,6 @@ pub(crate) struct AppState {
     pub usage: Resources,
     pub pending: Resources,
     pub key: Option<order::AppKey>,
-    pub fair_share: Resources,
     pub fs_starvation: Resources,
     pub ms_starvation: Resources,
     pub last_time_at_fair_share: Time,
@@ -133,7 +133,11 @@ impl AppState {
 pub struct Fair {
     cfg: Config,
     tree: Tree,
-    apps: BTreeMap<AppId, AppState>,
+    /// Hashed, not ordered: every event looks apps up, and with hundreds of
+    /// thousands queued an ordered map's descent cost more than the rest
+    /// of the policy. Looked up only; the passes over all apps sort their
+    /// ids first ([`Fair::app_ids`]).
+    apps: IdMap<AppId, AppState>,
     /// Owner of every container this policy placed.
     containers: BTreeMap<ContainerId, AppId>,
     /// Cluster total the shares and DRF keys were computed for.
@@ -154,7 +158,7 @@ impl Fair {
         Fair {
             cfg,
             tree,
-            apps: BTreeMap::new(),
+            apps: IdMap::default(),
             containers: BTreeMap::new(),
             total: Resources::ZERO,
             demand_dirty: true,
@@ -210,12 +214,11 @@ impl Fair {
             for st in self.apps.values_mut() {
                 st.key = None;
             }
-            let ids: Vec<AppId> = self.apps.keys().copied().collect();
-            for app in ids {
+            for app in self.app_ids() {
                 self.refresh_app(cl, app);
             }
         }
-        shares::update(&mut self.tree, &mut self.apps, total);
+        shares::update(&mut self.tree, total);
     }
 
     fn add_app(&mut self, cl: &Cluster, app: AppId, now: Time) {
@@ -232,7 +235,6 @@ impl Fair {
                 usage: Resources::ZERO,
                 pending: Resources::ZERO,
                 key: None,
-                fair_share: Resources::ZERO,
                 fs_starvation: Resources::ZERO,
                 ms_starvation: Resources::ZERO,
                 last_time_at_fair_share: a.submit,
@@ -271,6 +273,11 @@ impl Fair {
         self.reserved.remove(&app);
         self.demand_dirty = true;
         self.reshare(cl);
+    }
+
+    /// The instantaneous fair share of an app: its leaf's equal share.
+    pub(crate) fn app_fair_share(&self, st: &AppState) -> Resources {
+        self.tree.queues.get(st.queue).map_or(Resources::ZERO, |q| q.app_share)
     }
 
     /// The leaf's AM limit (FSLeafQueue.computeMaxAMResource): its fair
@@ -343,10 +350,16 @@ impl Fair {
         for c in gone {
             self.untrack(c);
         }
-        let ids: Vec<AppId> = self.apps.keys().copied().collect();
-        for app in ids {
+        for app in self.app_ids() {
             self.refresh_app(cl, app);
         }
+    }
+
+    /// Every app's id, in id order.
+    fn app_ids(&self) -> Vec<AppId> {
+        let mut ids: Vec<AppId> = self.apps.keys().copied().collect();
+        ids.sort_unstable();
+        ids
     }
 
     fn queue_json(&self, ix: QIx, demands: &[Resources]) -> Value {
@@ -390,7 +403,7 @@ impl Fair {
                         "app": a.0,
                         "usage": s.usage,
                         "demand": s.demand(),
-                        "fair_share": s.fair_share,
+                        "fair_share": q.app_share,
                         "fair_share_starvation": s.fs_starvation,
                         "min_share_starvation": s.ms_starvation,
                         "am": s.am_charge,

@@ -93,8 +93,8 @@ impl Fair {
         // that is not starved.
         let mut fs_total = Resources::ZERO;
         for app in &apps {
+            let share = self.apps.get(app).map_or(Resources::ZERO, |st| self.app_fair_share(st));
             let Some(st) = self.apps.get_mut(app) else { continue };
-            let share = st.fair_share;
             let threshold_share = Resources {
                 memory_mb: (share.memory_mb as f64 * threshold) as u64,
                 vcores: (share.vcores as f64 * threshold) as u32,
@@ -292,7 +292,7 @@ impl Fair {
             chosen.containers.iter().filter(|(_, a, _)| pred(*a)).fold(Resources::ZERO, |s, x| s + x.2)
         };
         let gone = p.by_app.get(&c.app).copied().unwrap_or_default() + chosen_of(&|a| a == c.app) + c.resources;
-        if below(leaf.policy, &st.usage.saturating_sub(&gone), &st.fair_share, &total) {
+        if below(leaf.policy, &st.usage.saturating_sub(&gone), &leaf.app_share, &total) {
             return false;
         }
         for q in self.tree.path(st.queue) {
@@ -341,7 +341,8 @@ impl Fair {
             .filter(|(a, _)| {
                 self.apps.get(a).is_some_and(|st| {
                     let policy = self.tree.queues.get(st.queue).map_or(super::QueuePolicy::Fair, |q| q.policy);
-                    let starved = below(policy, &st.usage, &st.fair_share, &total) || !st.ms_starvation.is_zero();
+                    let starved =
+                        below(policy, &st.usage, &self.app_fair_share(st), &total) || !st.ms_starvation.is_zero();
                     starved && !(st.fs_starvation.is_zero() && st.ms_starvation.is_zero())
                 })
             })

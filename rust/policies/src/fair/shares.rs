@@ -8,9 +8,7 @@
 
 use super::config::QueuePolicy;
 use super::tree::Tree;
-use super::AppState;
-use sojourn_core::{AppId, Resources};
-use std::collections::BTreeMap;
+use sojourn_core::Resources;
 
 const ITERATIONS: usize = 25;
 
@@ -135,12 +133,15 @@ pub fn compute_equal(n: usize, total: u64) -> u64 {
 
 /// Recomputes every queue's and every app's instantaneous fair share, top
 /// down from the cluster's total (FSParentQueue/FSLeafQueue.updateInternal).
-pub fn update(tree: &mut Tree, apps: &mut BTreeMap<AppId, AppState>, total: Resources) {
+/// A leaf's apps all get the same share, so it is kept once on the leaf
+/// ([`super::tree::Queue::app_share`]) rather than written into each app:
+/// with hundreds of thousands of apps queued, that write dominated the run.
+pub fn update(tree: &mut Tree, total: Resources) {
     if let Some(root) = tree.queues.first_mut() {
         root.fair_share = total;
     }
     for ix in 0..tree.queues.len() {
-        let q = &tree.queues[ix];
+        let q = &mut tree.queues[ix];
         let (policy, fair_share) = (q.policy, q.fair_share);
         let kinds = kinds(policy, &total);
         if q.is_leaf {
@@ -148,11 +149,7 @@ pub fn update(tree: &mut Tree, apps: &mut BTreeMap<AppId, AppState>, total: Reso
             for k in kinds {
                 k.set(&mut each, compute_equal(q.apps.len(), k.get(&fair_share)));
             }
-            for id in &q.apps {
-                if let Some(a) = apps.get_mut(id) {
-                    a.fair_share = each;
-                }
-            }
+            q.app_share = each;
         } else {
             let children = q.children.clone();
             let mut shares = vec![Resources::ZERO; children.len()];

@@ -190,6 +190,34 @@ fn apps_in_a_leaf_alternate() {
     assert_eq!(shares, vec![2731, 2731, 2731]);
 }
 
+// (4b) Shares follow apps joining and leaving a leaf in bulk: after 2,000
+// apps came and all but two left, the two split their leaf's half evenly
+// and the other leaf's only app keeps the other half.
+#[test]
+fn app_shares_follow_many_apps_joining_and_leaving() {
+    let mut c = core(&[]);
+    node(&mut c, 0, 8 * GB, 8);
+    app(&mut c, 0, 1, "b", "u");
+    for id in 100..2100 {
+        app(&mut c, 1, id, "a", "u");
+    }
+    let d = describe(&c);
+    let apps_of = |d: &Value, q: &str| -> Vec<u64> {
+        queue(d, q)["apps"].as_array().into_iter().flatten().map(|a| mem(&a["fair_share"])).collect()
+    };
+    let crowded = apps_of(&d, "root.a");
+    assert_eq!(crowded.len(), 2000);
+    // 4096 among 2,000: R = 2 gives 4000, short of 4096, so the bisection
+    // converges on 3 from above and every app gets 3 (as with 9 among 2).
+    assert!(crowded.iter().all(|s| *s == 3), "{:?}", &crowded[..5]);
+    for id in 100..2098 {
+        c.handle(Time(2), Event::AppRemoved { app: AppId(id) }).expect("remove");
+    }
+    let d = describe(&c);
+    assert_eq!(apps_of(&d, "root.a"), vec![2 * GB, 2 * GB]);
+    assert_eq!(apps_of(&d, "root.b"), vec![4 * GB]);
+}
+
 // (5) DRF at the root: the paper's example (9 CPUs, 18 GB; A <1 CPU, 4 GB>,
 // B <3 CPUs, 1 GB>) ends with A 3 tasks and B 2, each at 2/3 dominant share.
 #[test]

@@ -45,6 +45,9 @@ pub struct Queue {
     pub demand: Resources,
     /// Instantaneous fair share.
     pub fair_share: Resources,
+    /// A leaf: the instantaneous fair share of each of its apps (they all
+    /// get the same, FSLeafQueue with weight-1 apps).
+    pub app_share: Resources,
     /// Last update tick at which the leaf was not below its min share.
     pub last_time_at_min_share: Time,
     /// A leaf's own maxAMShare: `None` takes the global `max_am_share`,
@@ -81,6 +84,7 @@ impl Queue {
             raw_demand: Resources::ZERO,
             demand: Resources::ZERO,
             fair_share: Resources::ZERO,
+            app_share: Resources::ZERO,
             last_time_at_min_share: inherit.now,
             max_am_share: c.max_am_share,
             am_usage: Resources::ZERO,
