@@ -184,6 +184,7 @@ mod pending;
 mod queues;
 mod srpt;
 mod sss;
+mod views;
 
 #[cfg(test)]
 mod eagle_tests;
@@ -203,6 +204,7 @@ use sojourn_core::{
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+use views::{AskViews, NO_VIEW};
 
 pub fn build_hawk(p: &Params) -> Result<Box<dyn Policy>> {
     Ok(Box::new(Hawk::new("hawk", Config::from_params(p)?)))
@@ -262,6 +264,8 @@ pub struct Entry {
     /// (redrawn on the bit vector), 3 (the short-partition fallback, never
     /// rejected); 0: not subject to SSS.
     pub round: u8,
+    /// The req's slot in the policy's ask views ([`views`]).
+    pub view: u32,
 }
 
 impl Entry {
@@ -277,7 +281,14 @@ impl Entry {
             bypass_us: 0,
             served: 0,
             round: 0,
+            view: NO_VIEW,
         }
+    }
+
+    /// The entry, reading its req's ask through view slot `view`.
+    pub(crate) fn viewed(mut self, view: u32) -> Entry {
+        self.view = view;
+        self
     }
 }
 
@@ -303,6 +314,8 @@ pub struct ReqState {
     /// The freshest bit vector of this job's SSS rejections so far
     /// (`authors_simulator=false`).
     pub fresh: Option<(u64, Bits)>,
+    /// Its slot in the ask views.
+    pub view: u32,
 }
 
 pub struct Hawk {
@@ -334,6 +347,8 @@ pub struct Hawk {
     runs_per_app: BTreeMap<AppId, u32>,
     pub(crate) pending: PendingSlab,
     pub(crate) timers: WakeHeap,
+    /// The reqs' asks as SRPT's selection reads them.
+    pub(crate) views: AskViews,
     /// AM containers running, and AM get-tasks in flight (`max_am_share`).
     pub(crate) ams: u32,
     /// Nodes whose queue waits for an AM to end (`max_am_share`).
@@ -375,6 +390,7 @@ impl Hawk {
             runs_per_app: BTreeMap::new(),
             pending: PendingSlab::default(),
             timers: WakeHeap::default(),
+            views: AskViews::default(),
             ams: 0,
             am_blocked: BTreeSet::new(),
             seq: 0,
@@ -444,6 +460,11 @@ impl Hawk {
         }
         self.min_capacity = min.unwrap_or(Resources::ZERO);
         self.window = window;
+    }
+
+    /// `req`'s slot in the ask views.
+    pub(crate) fn view_of(&self, req: Req) -> u32 {
+        self.reqs.get(&req).map_or(NO_VIEW, |s| s.view)
     }
 
     /// Outstanding tasks of a req, and its ask.
@@ -609,7 +630,7 @@ impl Hawk {
                 ns.running_short = ns.running_short.saturating_sub(1);
             }
             if run.central {
-                ns.central_runs.retain(|r| r.0 != c);
+                ns.central_runs.remove(c);
             }
         }
         if run.long && run.central {
@@ -668,7 +689,13 @@ impl Policy for Hawk {
                 for ask in asks {
                     let req = (*app, ask.priority);
                     let long = self.is_long(ctx.cluster(), *app, ask);
-                    self.reqs.entry(req).or_insert(ReqState { long, live: 0, fresh: None });
+                    match self.reqs.get(&req) {
+                        Some(st) => self.views.refresh(st.view, ctx.cluster(), req),
+                        None => {
+                            let view = self.views.add(ctx.cluster(), req);
+                            self.reqs.insert(req, ReqState { long, live: 0, fresh: None, view });
+                        }
+                    }
                     self.top_up(ctx, req, now);
                 }
             }
@@ -676,7 +703,9 @@ impl Policy for Hawk {
                 let reqs: Vec<Req> =
                     self.reqs.range((*app, Priority(0))..=(*app, Priority(u32::MAX))).map(|(r, _)| *r).collect();
                 for r in reqs {
-                    self.reqs.remove(&r);
+                    if let Some(st) = self.reqs.remove(&r) {
+                        self.views.retire(st.view);
+                    }
                     self.starved.remove(&r);
                 }
                 let had = self.runs_per_app.contains_key(app);
@@ -690,6 +719,9 @@ impl Policy for Hawk {
                 }
             }
             Event::Rejected { decision: Decision::Allocate { container, app, priority, node, .. }, .. } => {
+                // the core rolled the allocation back: the ask wants it again
+                let view = self.view_of((*app, *priority));
+                self.views.refresh(view, ctx.cluster(), (*app, *priority));
                 self.forget(*container);
                 self.top_up(ctx, (*app, *priority), now);
                 self.serve(ctx, *node, now, true);

@@ -79,15 +79,16 @@ impl Hawk {
             st.live = st.live.saturating_add(n);
         }
         ctx.metrics.count("probes_sent", n as u64);
+        let view = self.view_of(req);
         let sss = self.cfg.sss && !long;
         if sss && self.cfg.authors_simulator {
             // SSS decided at send time, as the authors' simulator (§6.5)
             for (node, extra_us) in self.sss_route(ctx, &hosts, targets) {
-                self.send(ctx, node, Entry::new(req, long, true, est_us), at_us + extra_us);
+                self.send(ctx, node, Entry::new(req, long, true, est_us).viewed(view), at_us + extra_us);
             }
         } else {
             for node in targets {
-                let mut entry = Entry::new(req, long, true, est_us);
+                let mut entry = Entry::new(req, long, true, est_us).viewed(view);
                 entry.round = u8::from(sss);
                 self.send(ctx, node, entry, at_us);
             }
@@ -164,7 +165,8 @@ impl Hawk {
             let Config { order, starvation_factor, .. } = self.cfg;
             let Some(ns) = self.nodes.get_mut(&node) else { return };
             let node_full = node_am_cap > 0 && ns.ams >= node_am_cap;
-            let (pick, purged) = srpt::select(&mut ns.queue, order, starvation_factor, cluster, am_full || node_full);
+            let (pick, purged) =
+                srpt::select(&mut ns.queue, order, starvation_factor, cluster, &self.views, am_full || node_full);
             let empty = ns.queue.is_empty();
             if !purged.is_empty() {
                 ctx.metrics.count("probes_purged", purged.len() as u64);
@@ -295,7 +297,10 @@ impl Hawk {
         let (app, prio) = e.req;
         match ctx.cluster().can_allocate(app, prio, node) {
             Ok(()) => {
-                let Ok(container) = ctx.allocate(app, prio, node) else {
+                let allocated = ctx.allocate(app, prio, node);
+                // the ask lost a container (or is gone): SRPT reads it through the view
+                self.views.refresh(e.view, ctx.cluster(), e.req);
+                let Ok(container) = allocated else {
                     if central_long {
                         self.unassign_long(node);
                     }
@@ -410,11 +415,6 @@ impl Hawk {
         }
         ns.queue.drain(start..i).collect()
     }
-}
-
-/// Whether an entry is for an AM container.
-pub(crate) fn is_am(cluster: &Cluster, e: &Entry) -> bool {
-    Hawk::ask_of(cluster, e.req).is_some_and(|a| a.ask.phase == Phase::Am)
 }
 
 /// `n` targets from `pool` (non-empty): with replacement, or distinct nodes
