@@ -462,11 +462,6 @@ impl Hawk {
         self.window = window;
     }
 
-    /// `req`'s slot in the ask views.
-    pub(crate) fn view_of(&self, req: Req) -> u32 {
-        self.reqs.get(&req).map_or(NO_VIEW, |s| s.view)
-    }
-
     /// Outstanding tasks of a req, and its ask.
     fn ask_of(cluster: &Cluster, req: Req) -> Option<&sojourn_core::AskState> {
         cluster.app(req.0).and_then(|a| a.asks.get(&req.1))
@@ -659,6 +654,8 @@ impl Policy for Hawk {
         match event {
             Event::NodeAdded(spec) => {
                 self.epochs += 1;
+                // (a plain ask, sent to any node, may not fit a smaller one)
+                self.views.busy_skip &= self.min_capacity.fits_in(&spec.capacity);
                 self.freeze_snapshot(spec.node);
                 self.nodes.insert(spec.node, NodeState { epoch: self.epochs, ..NodeState::default() });
                 self.layout_stale = true;
@@ -667,6 +664,7 @@ impl Policy for Hawk {
             }
             Event::NodeResourceUpdated { .. } => {
                 self.layout_stale = true;
+                self.views.busy_skip = false;
                 self.refill.extend(self.reqs.keys().copied());
             }
             Event::NodeRemoved { node } => {
@@ -689,8 +687,10 @@ impl Policy for Hawk {
                 for ask in asks {
                     let req = (*app, ask.priority);
                     let long = self.is_long(ctx.cluster(), *app, ask);
-                    match self.reqs.get(&req) {
-                        Some(st) => self.views.refresh(st.view, ctx.cluster(), req),
+                    let known = self.reqs.get(&req).map(|st| st.view);
+                    self.ask_updated(ctx.cluster(), *app, ask, known.is_some());
+                    match known {
+                        Some(view) => self.ask_changed(ctx.cluster(), req, view),
                         None => {
                             let view = self.views.add(ctx.cluster(), req);
                             self.reqs.insert(req, ReqState { long, live: 0, fresh: None, view });
@@ -704,7 +704,7 @@ impl Policy for Hawk {
                     self.reqs.range((*app, Priority(0))..=(*app, Priority(u32::MAX))).map(|(r, _)| *r).collect();
                 for r in reqs {
                     if let Some(st) = self.reqs.remove(&r) {
-                        self.views.retire(st.view);
+                        self.app_gone(*app, st.view);
                     }
                     self.starved.remove(&r);
                 }
@@ -719,9 +719,8 @@ impl Policy for Hawk {
                 }
             }
             Event::Rejected { decision: Decision::Allocate { container, app, priority, node, .. }, .. } => {
-                // the core rolled the allocation back: the ask wants it again
                 let view = self.view_of((*app, *priority));
-                self.views.refresh(view, ctx.cluster(), (*app, *priority));
+                self.ask_changed(ctx.cluster(), (*app, *priority), view);
                 self.forget(*container);
                 self.top_up(ctx, (*app, *priority), now);
                 self.serve(ctx, *node, now, true);

@@ -34,6 +34,10 @@ pub struct NodeState {
     pub central_runs: CentralRuns,
     /// In the short partition.
     pub short: bool,
+    /// No short probe of a req without tasks left in the part of the queue
+    /// SRPT scans: set by a selection (which purged them), cleared when one
+    /// may have appeared ([`super::views`]).
+    pub no_dead_probes: bool,
     /// Which registration of the node this is: what was sent to an earlier
     /// one (before the node left and came back) is lost.
     pub epoch: u64,

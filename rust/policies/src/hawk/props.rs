@@ -134,9 +134,11 @@ const SRPT_SETTINGS: &[(&str, &[(&str, &str)])] = &[
     ("dlwl_srpt", &[("heartbeat_s", "0.01"), ("network_delay_us", "0")]),
 ];
 
-/// After a step: every queued entry's ask view is the core's ask, and
+/// After a step: every queued entry's ask view is the core's ask;
 /// selection through the views picks and purges, on every node and with
-/// the AM share full or not, what selection reading the core does.
+/// the AM share full or not, what selection reading the core does; and a
+/// busy node whose selection `serve` skips would have purged and started
+/// nothing.
 fn check_views(d: &Driver, name: &str, kv: &[(&str, &str)]) -> Result<(), TestCaseError> {
     let h = hawk(d);
     let cluster = d.cluster();
@@ -145,6 +147,15 @@ fn check_views(d: &Driver, name: &str, kv: &[(&str, &str)]) -> Result<(), TestCa
             if let Some(view) = h.views.kept(e.view) {
                 prop_assert_eq!(view, AskView::read(cluster, e.req), "{} {:?}: {:?} at {}", name, kv, e.req, node);
             }
+        }
+        if h.selection_idle(cluster, node, false, 0) {
+            prop_assert!(
+                h.selection_changes_nothing(cluster, node),
+                "{} {:?}: a skipped selection at {} acts",
+                name,
+                kv,
+                node
+            );
         }
         for am_full in [false, true] {
             let mut viewed = ns.queue.clone();
