@@ -157,7 +157,8 @@ impl Hawk {
 
     /// `e` was just put in `node`'s queue.
     pub(crate) fn queued(&mut self, cluster: &Cluster, node: NodeId, e: &super::Entry) {
-        if !e.probe || e.long {
+        // (FIFO selection never rescans: nothing to track)
+        if !e.probe || e.long || self.cfg.order == Order::Fifo {
             return;
         }
         let dead = self.views.get(e.view, cluster, e.req).unlaunched == 0;
