@@ -14,7 +14,7 @@ impl Hawk {
     /// runs one (the authors' simulator). Short probes are invisible to it.
     pub(crate) fn waiting_us(&self, ns: &NodeState, at_us: u64) -> u64 {
         let mut w = ns.central_work_us;
-        for (_, est_us, start_us) in &ns.central_runs {
+        for (_, est_us, start_us) in ns.central_runs.iter() {
             w = w.saturating_add(est_us.saturating_sub(at_us.saturating_sub(*start_us)));
         }
         if !ns.central_runs.is_empty() {
@@ -42,6 +42,7 @@ impl Hawk {
         }
         let waits = hosts.iter().map(|n| (self.nodes.get(n).map_or(u64::MAX, |ns| self.waiting_us(ns, at_us)), *n));
         let targets = least_work(waits, k as usize, est_us);
+        let view = self.view_of(req);
         if let Some(st) = self.reqs.get_mut(&req) {
             st.live = st.live.saturating_add(k);
         }
@@ -54,7 +55,7 @@ impl Hawk {
                 // SSS (§5 E2 step 1): the node's bit is set at assignment
                 self.assign_long(node);
             }
-            self.send(ctx, node, Entry::new(req, long, false, est_us), at_us);
+            self.send(ctx, node, Entry::new(req, long, false, est_us).viewed(view), at_us);
         }
         k
     }

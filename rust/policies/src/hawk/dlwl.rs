@@ -111,6 +111,7 @@ impl Hawk {
             (self.snapshot_of(*n).saturating_add(noise), *n)
         });
         let targets = least_work(waits, k as usize, est_us);
+        let view = self.view_of(req);
         if let Some(st) = self.reqs.get_mut(&req) {
             st.live = st.live.saturating_add(k);
         }
@@ -123,7 +124,7 @@ impl Hawk {
             if long {
                 self.assign_long(node);
             }
-            self.send(ctx, node, Entry::new(req, long, false, est_us), at_us);
+            self.send(ctx, node, Entry::new(req, long, false, est_us).viewed(view), at_us);
         }
         k
     }
@@ -133,7 +134,7 @@ impl Hawk {
 /// the central tasks it runs, at `at_us`.
 fn d1_us(ns: &NodeState, at_us: u64) -> u64 {
     let mut w = ns.central_work_us;
-    for (_, est_us, start_us) in &ns.central_runs {
+    for (_, est_us, start_us) in ns.central_runs.iter() {
         w = w.saturating_add(est_us.saturating_sub(at_us.saturating_sub(*start_us)));
     }
     w

@@ -184,6 +184,7 @@ mod pending;
 mod queues;
 mod srpt;
 mod sss;
+mod views;
 
 #[cfg(test)]
 mod eagle_tests;
@@ -203,6 +204,7 @@ use sojourn_core::{
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+use views::{AskViews, NO_VIEW};
 
 pub fn build_hawk(p: &Params) -> Result<Box<dyn Policy>> {
     Ok(Box::new(Hawk::new("hawk", Config::from_params(p)?)))
@@ -262,6 +264,8 @@ pub struct Entry {
     /// (redrawn on the bit vector), 3 (the short-partition fallback, never
     /// rejected); 0: not subject to SSS.
     pub round: u8,
+    /// The req's slot in the policy's ask views ([`views`]).
+    pub view: u32,
 }
 
 impl Entry {
@@ -277,7 +281,14 @@ impl Entry {
             bypass_us: 0,
             served: 0,
             round: 0,
+            view: NO_VIEW,
         }
+    }
+
+    /// The entry, reading its req's ask through view slot `view`.
+    pub(crate) fn viewed(mut self, view: u32) -> Entry {
+        self.view = view;
+        self
     }
 }
 
@@ -303,6 +314,8 @@ pub struct ReqState {
     /// The freshest bit vector of this job's SSS rejections so far
     /// (`authors_simulator=false`).
     pub fresh: Option<(u64, Bits)>,
+    /// Its slot in the ask views.
+    pub view: u32,
 }
 
 pub struct Hawk {
@@ -334,6 +347,8 @@ pub struct Hawk {
     runs_per_app: BTreeMap<AppId, u32>,
     pub(crate) pending: PendingSlab,
     pub(crate) timers: WakeHeap,
+    /// The reqs' asks as SRPT's selection reads them.
+    pub(crate) views: AskViews,
     /// AM containers running, and AM get-tasks in flight (`max_am_share`).
     pub(crate) ams: u32,
     /// Nodes whose queue waits for an AM to end (`max_am_share`).
@@ -375,6 +390,7 @@ impl Hawk {
             runs_per_app: BTreeMap::new(),
             pending: PendingSlab::default(),
             timers: WakeHeap::default(),
+            views: AskViews::default(),
             ams: 0,
             am_blocked: BTreeSet::new(),
             seq: 0,
@@ -609,7 +625,7 @@ impl Hawk {
                 ns.running_short = ns.running_short.saturating_sub(1);
             }
             if run.central {
-                ns.central_runs.retain(|r| r.0 != c);
+                ns.central_runs.remove(c);
             }
         }
         if run.long && run.central {
@@ -638,6 +654,8 @@ impl Policy for Hawk {
         match event {
             Event::NodeAdded(spec) => {
                 self.epochs += 1;
+                // (a plain ask, sent to any node, may not fit a smaller one)
+                self.views.busy_skip &= self.min_capacity.fits_in(&spec.capacity);
                 self.freeze_snapshot(spec.node);
                 self.nodes.insert(spec.node, NodeState { epoch: self.epochs, ..NodeState::default() });
                 self.layout_stale = true;
@@ -646,6 +664,7 @@ impl Policy for Hawk {
             }
             Event::NodeResourceUpdated { .. } => {
                 self.layout_stale = true;
+                self.views.busy_skip = false;
                 self.refill.extend(self.reqs.keys().copied());
             }
             Event::NodeRemoved { node } => {
@@ -668,7 +687,15 @@ impl Policy for Hawk {
                 for ask in asks {
                     let req = (*app, ask.priority);
                     let long = self.is_long(ctx.cluster(), *app, ask);
-                    self.reqs.entry(req).or_insert(ReqState { long, live: 0, fresh: None });
+                    let known = self.reqs.get(&req).map(|st| st.view);
+                    self.ask_updated(ctx.cluster(), *app, ask, known.is_some());
+                    match known {
+                        Some(view) => self.ask_changed(ctx.cluster(), req, view),
+                        None => {
+                            let view = self.views.add(ctx.cluster(), req);
+                            self.reqs.insert(req, ReqState { long, live: 0, fresh: None, view });
+                        }
+                    }
                     self.top_up(ctx, req, now);
                 }
             }
@@ -676,7 +703,9 @@ impl Policy for Hawk {
                 let reqs: Vec<Req> =
                     self.reqs.range((*app, Priority(0))..=(*app, Priority(u32::MAX))).map(|(r, _)| *r).collect();
                 for r in reqs {
-                    self.reqs.remove(&r);
+                    if let Some(st) = self.reqs.remove(&r) {
+                        self.app_gone(*app, st.view);
+                    }
                     self.starved.remove(&r);
                 }
                 let had = self.runs_per_app.contains_key(app);
@@ -690,6 +719,8 @@ impl Policy for Hawk {
                 }
             }
             Event::Rejected { decision: Decision::Allocate { container, app, priority, node, .. }, .. } => {
+                let view = self.view_of((*app, *priority));
+                self.ask_changed(ctx.cluster(), (*app, *priority), view);
                 self.forget(*container);
                 self.top_up(ctx, (*app, *priority), now);
                 self.serve(ctx, *node, now, true);

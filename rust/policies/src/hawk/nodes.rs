@@ -31,12 +31,55 @@ pub struct NodeState {
     pub sss: Option<(u64, Bits)>,
     /// The central tasks running here: container, estimate and start (µs),
     /// for the waiting time (H5) without a walk over the node's containers.
-    pub central_runs: Vec<(ContainerId, u64, u64)>,
+    pub central_runs: CentralRuns,
     /// In the short partition.
     pub short: bool,
+    /// No short probe of a req without tasks left in the part of the queue
+    /// SRPT scans: set by a selection (which purged them), cleared when one
+    /// may have appeared ([`super::views`]).
+    pub no_dead_probes: bool,
     /// Which registration of the node this is: what was sent to an earlier
     /// one (before the node left and came back) is lost.
     pub epoch: u64,
+}
+
+/// A central task running on a node: container, estimate and start (µs).
+pub type CentralRun = (ContainerId, u64, u64);
+
+/// A node's running central tasks, in start order. The first is kept
+/// inline: LWL reads every node's runs for each placement, and a
+/// one-slot node has at most one, so the read stays within the node's
+/// state instead of following a pointer per node.
+#[derive(Clone, Debug, Default)]
+pub struct CentralRuns {
+    first: Option<CentralRun>,
+    rest: Vec<CentralRun>,
+}
+
+impl CentralRuns {
+    pub fn push(&mut self, run: CentralRun) {
+        if self.first.is_none() {
+            self.first = Some(run);
+        } else {
+            self.rest.push(run);
+        }
+    }
+
+    /// Removes container `c`'s run, keeping the others in order.
+    pub fn remove(&mut self, c: ContainerId) {
+        self.rest.retain(|r| r.0 != c);
+        if self.first.is_some_and(|r| r.0 == c) {
+            self.first = if self.rest.is_empty() { None } else { Some(self.rest.remove(0)) };
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.first.is_none()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &CentralRun> {
+        self.first.iter().chain(self.rest.iter())
+    }
 }
 
 /// Ids below this index the dense vector (an absent node's slot costs a

@@ -11,7 +11,8 @@
 //! - the short partition holds no long task;
 //! - the same seed gives the same decisions.
 
-use super::Hawk;
+use super::views::{AskView, NO_VIEW};
+use super::{srpt, Hawk};
 use crate::test_support::props::{self, Driver, Op, OpSpace, Setup};
 use proptest::prelude::*;
 use sojourn_core::Decision;
@@ -120,6 +121,83 @@ proptest! {
             let a = run_and_drain(name, kv, seed, &nodes, &ops)?;
             let b = run_and_drain(name, kv, seed, &nodes, &ops)?;
             prop_assert!(a == b, "{} {:?}: the same seed gave different decisions", name, kv);
+        }
+    }
+}
+
+/// The SRPT orders (Eagle, DLWL+SRPT) and their variants.
+const SRPT_SETTINGS: &[(&str, &[(&str, &str)])] = &[
+    ("eagle", &[("short_partition_pct", "50")]),
+    ("eagle", &[("short_partition_pct", "50"), ("unknown_estimate", "long"), ("authors_simulator", "false")]),
+    ("eagle", &[("unknown_estimate", "long"), ("network_delay_us", "0")]),
+    ("dlwl_srpt", &[("short_partition_pct", "50"), ("unknown_estimate", "long")]),
+    ("dlwl_srpt", &[("heartbeat_s", "0.01"), ("network_delay_us", "0")]),
+];
+
+/// After a step: every queued entry's ask view is the core's ask;
+/// selection through the views picks and purges, on every node and with
+/// the AM share full or not, what selection reading the core does; and a
+/// busy node whose selection `serve` skips would have purged and started
+/// nothing.
+fn check_views(d: &Driver, name: &str, kv: &[(&str, &str)]) -> Result<(), TestCaseError> {
+    let h = hawk(d);
+    let cluster = d.cluster();
+    for (node, ns) in h.nodes.iter() {
+        for e in &ns.queue {
+            if let Some(view) = h.views.kept(e.view) {
+                prop_assert_eq!(view, AskView::read(cluster, e.req), "{} {:?}: {:?} at {}", name, kv, e.req, node);
+            }
+        }
+        if h.selection_idle(cluster, node, false, 0) {
+            prop_assert!(
+                h.selection_changes_nothing(cluster, node),
+                "{} {:?}: a skipped selection at {} acts",
+                name,
+                kv,
+                node
+            );
+        }
+        for am_full in [false, true] {
+            let mut viewed = ns.queue.clone();
+            let mut read = ns.queue.iter().cloned().map(|e| e.viewed(NO_VIEW)).collect();
+            let (order, factor) = (h.cfg.order, h.cfg.starvation_factor);
+            let (pick, purged) = srpt::select(&mut viewed, order, factor, cluster, &h.views, am_full);
+            let (pick_read, purged_read) = srpt::select(&mut read, order, factor, cluster, &h.views, am_full);
+            let reqs = |q: &mut dyn Iterator<Item = &super::Entry>| q.map(|e| e.req).collect::<Vec<_>>();
+            prop_assert_eq!(pick, pick_read, "{} {:?}: the pick at {}", name, kv, node);
+            prop_assert_eq!(
+                reqs(&mut purged.iter()),
+                reqs(&mut purged_read.iter()),
+                "{} {:?}: purged at {}",
+                name,
+                kv,
+                node
+            );
+            prop_assert_eq!(reqs(&mut viewed.iter()), reqs(&mut read.iter()), "{} {:?}: queue at {}", name, kv, node);
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// The ask views SRPT reads are the core's asks, through allocations,
+    /// ask updates, node and app removals: selection picks as a scan of
+    /// the core's asks.
+    #[test]
+    fn srpt_through_the_ask_views_selects_as_reading_the_core(
+        nodes in props::nodes(1..3),
+        ops in MIX.ops(1..60),
+        seed in 0u64..1000,
+    ) {
+        for (name, kv) in SRPT_SETTINGS {
+            let setup = Setup { unit: true, seed, ..Setup::default() };
+            let mut d = Driver::new(name, policy(name, kv), &setup, &nodes)?;
+            for op in &ops {
+                d.apply(op)?;
+                check_views(&d, name, kv)?;
+            }
         }
     }
 }

@@ -16,7 +16,7 @@ impl Hawk {
 
 /// What a get-task holds of a node when its job has nothing left to give:
 /// the slot (one vcore) for the round trip.
-const NO_TASK_HOLD: Resources = Resources::new(0, 1);
+pub(crate) const NO_TASK_HOLD: Resources = Resources::new(0, 1);
 
 impl Hawk {
     /// Whether a node could ever serve a req: capacity, label, strict
@@ -79,15 +79,16 @@ impl Hawk {
             st.live = st.live.saturating_add(n);
         }
         ctx.metrics.count("probes_sent", n as u64);
+        let view = self.view_of(req);
         let sss = self.cfg.sss && !long;
         if sss && self.cfg.authors_simulator {
             // SSS decided at send time, as the authors' simulator (§6.5)
             for (node, extra_us) in self.sss_route(ctx, &hosts, targets) {
-                self.send(ctx, node, Entry::new(req, long, true, est_us), at_us + extra_us);
+                self.send(ctx, node, Entry::new(req, long, true, est_us).viewed(view), at_us + extra_us);
             }
         } else {
             for node in targets {
-                let mut entry = Entry::new(req, long, true, est_us);
+                let mut entry = Entry::new(req, long, true, est_us).viewed(view);
                 entry.round = u8::from(sss);
                 self.send(ctx, node, entry, at_us);
             }
@@ -139,7 +140,8 @@ impl Hawk {
         if entry.long {
             ns.queued_long += 1;
         }
-        ns.queue.push_back(entry);
+        ns.queue.push_back(entry.clone());
+        self.queued(ctx.cluster(), node, &entry);
         self.serve(ctx, node, at_us, false);
     }
 
@@ -162,9 +164,14 @@ impl Hawk {
                 0
             };
             let Config { order, starvation_factor, .. } = self.cfg;
+            if self.selection_idle(cluster, node, am_full, node_am_cap) {
+                return;
+            }
             let Some(ns) = self.nodes.get_mut(&node) else { return };
             let node_full = node_am_cap > 0 && ns.ams >= node_am_cap;
-            let (pick, purged) = srpt::select(&mut ns.queue, order, starvation_factor, cluster, am_full || node_full);
+            let (pick, purged) =
+                srpt::select(&mut ns.queue, order, starvation_factor, cluster, &self.views, am_full || node_full);
+            ns.no_dead_probes = true;
             let empty = ns.queue.is_empty();
             if !purged.is_empty() {
                 ctx.metrics.count("probes_purged", purged.len() as u64);
@@ -202,7 +209,9 @@ impl Hawk {
                 let Some(ns) = self.nodes.get_mut(&node) else { return };
                 let Some(e) = ns.queue.remove(at) else { return };
                 if e.long {
+                    // (probes behind it are now scanned: some may be dead)
                     ns.queued_long = ns.queued_long.saturating_sub(1);
+                    ns.no_dead_probes = false;
                 }
                 if !e.probe {
                     ns.central_work_us = ns.central_work_us.saturating_sub(e.est_us);
@@ -222,6 +231,7 @@ impl Hawk {
             let Some(mut e) = ns.queue.remove(at) else { return };
             if e.long {
                 ns.queued_long = ns.queued_long.saturating_sub(1);
+                ns.no_dead_probes = false;
             }
             if order != Order::Fifo && gets_task {
                 // §2.5: the task bypasses every entry in front of its own
@@ -295,7 +305,10 @@ impl Hawk {
         let (app, prio) = e.req;
         match ctx.cluster().can_allocate(app, prio, node) {
             Ok(()) => {
-                let Ok(container) = ctx.allocate(app, prio, node) else {
+                let allocated = ctx.allocate(app, prio, node);
+                // the ask lost a container (or is gone): SRPT reads it through the view
+                self.ask_changed(ctx.cluster(), e.req, e.view);
+                let Ok(container) = allocated else {
                     if central_long {
                         self.unassign_long(node);
                     }
@@ -337,7 +350,8 @@ impl Hawk {
                         st.live = st.live.saturating_add(1);
                         e.arrived_us = at_us;
                         let at = index.min(ns.queue.len());
-                        ns.queue.insert(at, e);
+                        ns.queue.insert(at, e.clone());
+                        self.queued(ctx.cluster(), node, &e);
                     }
                 }
                 false
@@ -377,6 +391,8 @@ impl Hawk {
                 continue;
             }
             ctx.metrics.count("steals", 1);
+            // (the thief's capacity may not fit what it took: selection must see)
+            self.views.busy_skip = false;
             ctx.metrics.count("rescheduled_probes", taken.len() as u64);
             if let Some(ns) = self.nodes.get_mut(&thief) {
                 for mut e in taken {
@@ -410,11 +426,6 @@ impl Hawk {
         }
         ns.queue.drain(start..i).collect()
     }
-}
-
-/// Whether an entry is for an AM container.
-pub(crate) fn is_am(cluster: &Cluster, e: &Entry) -> bool {
-    Hawk::ask_of(cluster, e.req).is_some_and(|a| a.ask.phase == Phase::Am)
 }
 
 /// `n` targets from `pool` (non-empty): with replacement, or distinct nodes

@@ -7,7 +7,7 @@
 //! the core's ask (the authors' simulator applies the scheduler's update
 //! 2d after each hand-out; the difference is at most one get-task).
 
-use super::{queues::is_am, Entry, Hawk, Order};
+use super::{views::AskViews, Entry, Order};
 use sojourn_core::Cluster;
 use std::collections::VecDeque;
 
@@ -29,9 +29,10 @@ pub(crate) fn select(
     order: Order,
     factor: f64,
     cluster: &Cluster,
+    views: &AskViews,
     am_full: bool,
 ) -> (Option<usize>, Vec<Entry>) {
-    let held = |e: &Entry| am_full && is_am(cluster, e);
+    let held = |e: &Entry| am_full && views.get(e.view, cluster, e.req).am;
     let mut purged = Vec::new();
     if order == Order::Fifo {
         return (queue.iter().position(|e| !held(e)), purged);
@@ -46,7 +47,7 @@ pub(crate) fn select(
         if e.long && !all {
             break;
         }
-        let unlaunched = Hawk::ask_of(cluster, e.req).map_or(0, |a| a.outstanding);
+        let unlaunched = views.get(e.view, cluster, e.req).unlaunched;
         if e.probe && !e.long && unlaunched == 0 {
             if let Some(gone) = queue.remove(i) {
                 purged.push(gone);
