@@ -1,8 +1,42 @@
 //! Pieces the policies share: an ordered index of apps with outstanding
-//! demand, and the "place as many of this app's asks as fit" step.
+//! demand, the "place as many of this app's asks as fit" step, and a map
+//! hashed by the core's integer ids.
 
 use sojourn_core::{App, AppId, Cluster, Ctx, Event, NodeId};
 use std::collections::{BTreeMap, BTreeSet};
+// Only through `IdMap`, whose users never let its order reach a decision.
+#[allow(clippy::disallowed_types)]
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A hasher for the core's ids (containers, apps, nodes, asks): one
+/// multiply (Fibonacci hashing) instead of SipHash. Ids come from the
+/// core's counters, not from an adversary.
+#[derive(Default)]
+pub(crate) struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0 ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+}
+
+/// A map keyed by the core's ids, hashed by [`IdHasher`]: for lookups on
+/// hot paths. Never walk it where its order could reach a decision (sort
+/// what is collected from it first): runs must stay deterministic.
+#[allow(clippy::disallowed_types)]
+pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
 /// Apps that want containers, in a policy's order. The key of an app is
 /// computed when it first has demand and kept until it has none, so the

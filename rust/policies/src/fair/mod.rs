@@ -91,7 +91,7 @@ mod tests;
 
 pub use config::{Config, QueuePolicy, PARAMS};
 
-use crate::pigeon::IdMap;
+use crate::common::IdMap;
 use order::app_key;
 use serde_json::{json, Value};
 use sojourn_core::Decision;

@@ -60,38 +60,12 @@ mod props;
 #[cfg(test)]
 mod tests;
 
+use crate::common::IdMap;
 pub use config::{Config, Starvation, TieBreak, PARAMS};
 use sojourn_core::{
     AppId, Cluster, ContainerId, ContainerState, Ctx, Decision, Event, NodeId, Params, Phase, Policy, Result, Time,
 };
-// A HashMap for `Kairos::tasks` only: it is looked up, never walked in its
-// order, except by `sweep`, which sorts what it collects.
-#[allow(clippy::disallowed_types)]
-use std::collections::HashMap;
 use std::collections::{BTreeMap, BTreeSet};
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// A hasher for container ids: one multiply (Fibonacci hashing) instead of
-/// SipHash. Ids come from the core, not from an adversary.
-#[derive(Default)]
-pub(crate) struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0 ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.write_u64(u64::from(n));
-    }
-}
 
 use crate::common::DemandIndex;
 
@@ -118,10 +92,9 @@ pub struct Task {
 
 pub struct Kairos {
     pub(crate) cfg: Config,
-    /// Looked up at every quantum end and placement: hashed (ids are
-    /// spread well enough by [`IdHasher`]); never walked in its order.
-    #[allow(clippy::disallowed_types)]
-    pub(crate) tasks: HashMap<ContainerId, Task, BuildHasherDefault<IdHasher>>,
+    /// Looked up at every quantum end and placement: hashed; never walked
+    /// in its order, except by `sweep`, which sorts what it collects.
+    pub(crate) tasks: IdMap<ContainerId, Task>,
     /// Kairos tasks (not AMs) per node, running and suspended.
     pub(crate) on_node: BTreeMap<NodeId, BTreeSet<ContainerId>>,
     /// The central FIFO queue: jobs with outstanding asks by submission.
@@ -157,7 +130,7 @@ impl Kairos {
         Kairos {
             cfg,
             #[allow(clippy::disallowed_types)]
-            tasks: HashMap::default(),
+            tasks: IdMap::default(),
             on_node: BTreeMap::new(),
             queue: DemandIndex::default(),
             asks: asks::AskIndex::default(),

@@ -114,25 +114,18 @@ mod props;
 #[cfg(test)]
 mod tests;
 
-use crate::kairos::IdHasher;
+use crate::common::IdMap;
 pub use config::{parse_weight, Config, Weight, WfqMode, PARAMS};
 use master::{Master, Served, Task};
 use sojourn_core::{
     AppId, Ask, Cluster, ContainerId, Ctx, Decision, Event, NodeId, Params, Policy, Priority, Result, Time,
 };
-// Hashed maps for the per-task lookups (by node, ask, container, app):
+// The per-task lookups (by node, ask, container, app) are `IdMap`s:
 // looked up, never walked in their order where it could reach a decision
 // (what is collected from them is sorted first).
 use std::collections::BTreeSet;
-#[allow(clippy::disallowed_types)]
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 use tally::{Count, Tally};
 use wakes::{Addr, Held, Pending, Wakes};
-
-/// A map keyed by the core's small integer ids, hashed by [`IdHasher`].
-#[allow(clippy::disallowed_types)]
-pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
 pub fn build(p: &Params) -> Result<Box<dyn Policy>> {
     Ok(Box::new(Pigeon::new(Config::from_params(p)?)))
