@@ -3,12 +3,9 @@ package org.sojourn.yarn.minicluster;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import java.io.File;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.JobStatus;
-import org.apache.hadoop.mapreduce.SleepJob;
 import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
@@ -35,27 +32,9 @@ import org.junit.Test;
  * finishes last. Slow (about 1.5 min): run with -PwithMiniCluster.
  */
 public class EagleMiniClusterTest {
-  /** Submits a map-only sleep job of {@code maps} maps of {@code mapMs} to {@code queue}. */
-  private static Job submitSleep(MiniMRYarnCluster cluster, String queue, String name, int maps, long mapMs)
-      throws Exception {
-    Configuration conf = new Configuration(cluster.getConfig());
-    conf.set("mapreduce.job.queuename", queue);
-    SleepJob sleep = new SleepJob();
-    sleep.setConf(conf);
-    Job job = sleep.createJob(maps, 0, mapMs, 1, 1, 1);
-    job.setJobName(name);
-    job.submit();
-    return job;
-  }
-
   /** The shipped eagle file, as an administrator merges it into yarn-site.xml, on a two-node cluster. */
   private static Configuration eagleConf() {
-    Configuration conf = MapReduceOnSojourn.conf("eagle", 128);
-    conf.unset(YarnConfiguration.RM_SCHEDULER);
-    conf.unset("yarn.scheduler.sojourn.policy");
-    File xml = new File(System.getProperty("sojourn.repo.dir", "."), "hadoop-conf/sojourn-eagle.xml");
-    assertTrue(xml.getAbsolutePath(), xml.isFile());
-    conf.addResource(new Path(xml.getAbsolutePath()));
+    Configuration conf = MapReduceOnSojourn.shipped("sojourn-eagle.xml", 128);
     conf.set("yarn.scheduler.sojourn.eagle.short_partition_pct", "50");
     MapReduceOnSojourn.nodeMemory(conf, 1664);
     conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 200);
@@ -73,14 +52,14 @@ public class EagleMiniClusterTest {
       ResourceManager rm = cluster.getResourceManager();
       assertEquals("eagle", MapReduceOnSojourn.scheduler(cluster).getPolicy());
 
-      Job longJob = submitSleep(cluster, "default", "long", 14, 4000);
+      Job longJob = MapReduceOnSojourn.submitSleep(cluster, "default", "long", "", 14, 4000);
       long end = System.currentTimeMillis() + 90000;
       while (MapReduceOnSojourn.runningMaps(longJob) < 1 && !longJob.isComplete() && System.currentTimeMillis() < end) {
         Thread.sleep(250);
       }
       assertTrue("the long job's maps never ran", MapReduceOnSojourn.runningMaps(longJob) >= 1);
 
-      Job shortJob = submitSleep(cluster, "short", "short", 1, 500);
+      Job shortJob = MapReduceOnSojourn.submitSleep(cluster, "short", "short", "", 1, 500);
 
       assertTrue("the short job failed: " + shortJob.getStatus().getFailureInfo(),
           shortJob.waitForCompletion(false));

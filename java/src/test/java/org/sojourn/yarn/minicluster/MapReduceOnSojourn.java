@@ -1,8 +1,11 @@
 package org.sojourn.yarn.minicluster;
 
+import java.io.File;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.mapred.TIPStatus;
 import org.apache.hadoop.mapreduce.Job;
+import org.apache.hadoop.mapreduce.SleepJob;
 import org.apache.hadoop.mapreduce.TaskReport;
 import org.apache.hadoop.mapreduce.TaskType;
 import org.apache.hadoop.mapreduce.TypeConverter;
@@ -48,6 +51,47 @@ final class MapReduceOnSojourn {
     conf.setBoolean("mapreduce.map.speculative", false);
     conf.setBoolean("mapreduce.reduce.speculative", false);
     return conf;
+  }
+
+  /**
+   * A shipped {@code hadoop-conf/} file (e.g. {@code sojourn-eagle.xml}) merged into
+   * {@link #conf}'s settings, as an administrator merges it into yarn-site.xml: the
+   * file decides the scheduler and the policy.
+   */
+  static Configuration shipped(File xml, int minAllocationMb) {
+    if (!xml.isFile()) {
+      throw new AssertionError("no shipped configuration " + xml.getAbsolutePath());
+    }
+    Configuration conf = conf("fifo", minAllocationMb);
+    conf.unset(YarnConfiguration.RM_SCHEDULER);
+    conf.unset("yarn.scheduler.sojourn.policy");
+    conf.addResource(new Path(xml.getAbsolutePath()));
+    return conf;
+  }
+
+  /** {@link #shipped(File, int)} for {@code hadoop-conf/NAME} of this repository. */
+  static Configuration shipped(String name, int minAllocationMb) {
+    return shipped(new File(System.getProperty("sojourn.repo.dir", "."), "hadoop-conf/" + name), minAllocationMb);
+  }
+
+  /**
+   * Submits a map-only sleep job of {@code maps} maps of {@code mapMs} to {@code queue},
+   * with the application tags {@code tags} (comma-separated, as
+   * {@code mapreduce.job.tags}; empty for none).
+   */
+  static Job submitSleep(MiniMRYarnCluster cluster, String queue, String name, String tags, int maps, long mapMs)
+      throws Exception {
+    Configuration conf = new Configuration(cluster.getConfig());
+    conf.set("mapreduce.job.queuename", queue);
+    if (!tags.isEmpty()) {
+      conf.set("mapreduce.job.tags", tags);
+    }
+    SleepJob sleep = new SleepJob();
+    sleep.setConf(conf);
+    Job job = sleep.createJob(maps, 0, mapMs, 1, 1, 1);
+    job.setJobName(name);
+    job.submit();
+    return job;
   }
 
   /** Each NodeManager of a MiniYARNCluster gets {@code mb} of memory. */

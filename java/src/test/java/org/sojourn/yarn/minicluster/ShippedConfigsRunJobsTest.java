@@ -55,11 +55,8 @@ public class ShippedConfigsRunJobsTest {
 
   @Test(timeout = 600000)
   public void sleepAndPiRunWithNoQueueNamed() throws Exception {
-    Configuration conf = MapReduceOnSojourn.conf("fifo", 256);
     // The file decides the scheduler and the policy, as in yarn-site.xml.
-    conf.unset(YarnConfiguration.RM_SCHEDULER);
-    conf.unset("yarn.scheduler.sojourn.policy");
-    conf.addResource(new Path(xml.getAbsolutePath()));
+    Configuration conf = MapReduceOnSojourn.shipped(xml, 256);
     if ("agent".equals(conf.get("yarn.scheduler.sojourn.suspend"))) {
       conf.set("yarn.scheduler.sojourn.suspend", "kill");
     }

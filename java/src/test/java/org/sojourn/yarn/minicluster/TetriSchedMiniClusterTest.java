@@ -3,12 +3,9 @@ package org.sojourn.yarn.minicluster;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import java.io.File;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.JobStatus;
-import org.apache.hadoop.mapreduce.SleepJob;
 import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
@@ -33,29 +30,9 @@ import org.junit.Test;
  * fail. Slow (about 1.5 min): run with -PwithMiniCluster.
  */
 public class TetriSchedMiniClusterTest {
-  private static Job submitSleep(MiniMRYarnCluster cluster, String name, String tags, int maps, long mapMs)
-      throws Exception {
-    Configuration conf = new Configuration(cluster.getConfig());
-    conf.set("mapreduce.job.queuename", "default");
-    if (!tags.isEmpty()) {
-      conf.set("mapreduce.job.tags", tags);
-    }
-    SleepJob sleep = new SleepJob();
-    sleep.setConf(conf);
-    Job job = sleep.createJob(maps, 0, mapMs, 1, 1, 1);
-    job.setJobName(name);
-    job.submit();
-    return job;
-  }
-
   /** The shipped tetrisched file, as an administrator merges it into yarn-site.xml, on one small node. */
   private static Configuration tetrischedConf() {
-    Configuration conf = MapReduceOnSojourn.conf("tetrisched", 128);
-    conf.unset(YarnConfiguration.RM_SCHEDULER);
-    conf.unset("yarn.scheduler.sojourn.policy");
-    File xml = new File(System.getProperty("sojourn.repo.dir", "."), "hadoop-conf/sojourn-tetrisched.xml");
-    assertTrue(xml.getAbsolutePath(), xml.isFile());
-    conf.addResource(new Path(xml.getAbsolutePath()));
+    Configuration conf = MapReduceOnSojourn.shipped("sojourn-tetrisched.xml", 128);
     // The shipped 1024 MB slot would make this node two slots; the test's
     // containers are 384 MB.
     conf.set("yarn.scheduler.sojourn.tetrisched.slot_mb", "384");
@@ -72,14 +49,14 @@ public class TetriSchedMiniClusterTest {
       ResourceManager rm = cluster.getResourceManager();
       assertEquals("tetrisched", MapReduceOnSojourn.scheduler(cluster).getPolicy());
 
-      Job slo = submitSleep(cluster, "slo", "sojourn.deadline=3m,sojourn.value=1000", 16, 3000);
+      Job slo = MapReduceOnSojourn.submitSleep(cluster, "default", "slo", "sojourn.deadline=3m,sojourn.value=1000", 16, 3000);
       long end = System.currentTimeMillis() + 90000;
       while (MapReduceOnSojourn.runningMaps(slo) < 1 && !slo.isComplete() && System.currentTimeMillis() < end) {
         Thread.sleep(250);
       }
       assertTrue("the SLO job's maps never ran", MapReduceOnSojourn.runningMaps(slo) >= 1);
 
-      Job bestEffort = submitSleep(cluster, "best-effort", "", 2, 500);
+      Job bestEffort = MapReduceOnSojourn.submitSleep(cluster, "default", "best-effort", "", 2, 500);
 
       assertTrue("the SLO job failed: " + slo.getStatus().getFailureInfo(), slo.waitForCompletion(false));
       assertTrue("the best-effort job failed: " + bestEffort.getStatus().getFailureInfo(),
