@@ -53,11 +53,7 @@ public class EagleMiniClusterTest {
       assertEquals("eagle", MapReduceOnSojourn.scheduler(cluster).getPolicy());
 
       Job longJob = MapReduceOnSojourn.submitSleep(cluster, "default", "long", "", 14, 4000);
-      long end = System.currentTimeMillis() + 90000;
-      while (MapReduceOnSojourn.runningMaps(longJob) < 1 && !longJob.isComplete() && System.currentTimeMillis() < end) {
-        Thread.sleep(250);
-      }
-      assertTrue("the long job's maps never ran", MapReduceOnSojourn.runningMaps(longJob) >= 1);
+      assertTrue("the long job's maps never ran", MapReduceOnSojourn.awaitFirstMap(longJob, 90000) >= 1);
 
       Job shortJob = MapReduceOnSojourn.submitSleep(cluster, "short", "short", "", 1, 500);
 

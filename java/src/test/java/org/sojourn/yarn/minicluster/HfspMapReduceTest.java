@@ -69,11 +69,7 @@ public class HfspMapReduceTest {
       Job big = bigSleep.createJob(8, 1, 3000, 1, 500, 1);
       big.setJobName("large");
       big.submit();
-      long end = System.currentTimeMillis() + 90000;
-      while (MapReduceOnSojourn.runningMaps(big) < 1 && !big.isComplete() && System.currentTimeMillis() < end) {
-        Thread.sleep(250);
-      }
-      assertTrue("the large job's maps never ran: " + s.describe(), MapReduceOnSojourn.runningMaps(big) >= 1);
+      assertTrue("the large job's maps never ran: " + s.describe(), MapReduceOnSojourn.awaitFirstMap(big, 90000) >= 1);
       assertTrue("the large job ended before the small one was submitted", !big.isComplete());
 
       SleepJob smallSleep = new SleepJob();

@@ -94,6 +94,15 @@ final class MapReduceOnSojourn {
     return job;
   }
 
+  /** Waits up to {@code waitMs} until one of {@code job}'s maps runs or has run; returns how many have. */
+  static int awaitFirstMap(Job job, long waitMs) throws Exception {
+    long end = System.currentTimeMillis() + waitMs;
+    while (runningMaps(job) < 1 && !job.isComplete() && System.currentTimeMillis() < end) {
+      Thread.sleep(250);
+    }
+    return runningMaps(job);
+  }
+
   /** Each NodeManager of a MiniYARNCluster gets {@code mb} of memory. */
   static void nodeMemory(Configuration conf, int mb) {
     // MiniYARNCluster sets each NodeManager's memory from the first key.

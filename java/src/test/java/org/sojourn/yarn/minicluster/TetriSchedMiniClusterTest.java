@@ -50,11 +50,7 @@ public class TetriSchedMiniClusterTest {
       assertEquals("tetrisched", MapReduceOnSojourn.scheduler(cluster).getPolicy());
 
       Job slo = MapReduceOnSojourn.submitSleep(cluster, "default", "slo", "sojourn.deadline=3m,sojourn.value=1000", 16, 3000);
-      long end = System.currentTimeMillis() + 90000;
-      while (MapReduceOnSojourn.runningMaps(slo) < 1 && !slo.isComplete() && System.currentTimeMillis() < end) {
-        Thread.sleep(250);
-      }
-      assertTrue("the SLO job's maps never ran", MapReduceOnSojourn.runningMaps(slo) >= 1);
+      assertTrue("the SLO job's maps never ran", MapReduceOnSojourn.awaitFirstMap(slo, 90000) >= 1);
 
       Job bestEffort = MapReduceOnSojourn.submitSleep(cluster, "default", "best-effort", "", 2, 500);
 
