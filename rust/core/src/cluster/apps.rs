@@ -2,7 +2,7 @@
 //! driver's deltas that add and remove one and replace its asks. Pending
 //! counts are kept per app and for the cluster as asks change.
 
-use super::{bad_resource, Cluster, Container};
+use super::{bad_resource, AskBook, Cluster, Container};
 use crate::error::{CoreError, Result};
 use crate::ids::{AppId, ContainerId, NodeId, Priority};
 use crate::protocol::{AppSpec, Ask, Outcome, Phase};
@@ -23,7 +23,7 @@ pub struct AskState {
 pub struct App {
     pub spec: AppSpec,
     pub submit: Time,
-    pub asks: BTreeMap<Priority, AskState>,
+    pub asks: AskBook,
     pub containers: BTreeSet<ContainerId>,
     /// Resources held by its containers.
     pub allocated: Resources,
@@ -84,7 +84,7 @@ impl Cluster {
             Box::new(App {
                 spec,
                 submit: now,
-                asks: BTreeMap::new(),
+                asks: AskBook::default(),
                 containers: BTreeSet::new(),
                 allocated: Resources::ZERO,
                 pending: Resources::ZERO,

@@ -24,6 +24,7 @@ use crate::ids::{AppId, ContainerId, NodeId};
 use crate::resources::Resources;
 
 mod apps;
+mod ask_book;
 mod container_index;
 mod containers;
 mod invariants;
@@ -35,6 +36,7 @@ mod reservations;
 mod slab;
 
 pub use apps::{App, AskState};
+pub use ask_book::AskBook;
 pub use containers::{Container, ContainerState};
 pub use nodes::{ContainerSet, Node, RackId};
 pub use placement::Refusal;

@@ -163,10 +163,10 @@ impl Cluster {
         let Some(c) = self.drop_container(id) else { return };
         let (app, priority, consumed, resources, phase) = (c.app, c.priority, c.consumed, c.resources, c.phase);
         if let Some(a) = self.app_mut(app) {
-            let st = a
-                .asks
-                .entry(priority)
-                .or_insert_with(|| AskState { ask: Ask::new(priority, resources, 0, phase), outstanding: 0 });
+            let st = a.asks.get_or_insert_with(priority, || AskState {
+                ask: Ask::new(priority, resources, 0, phase),
+                outstanding: 0,
+            });
             st.ask.count = st.ask.count.max(st.outstanding + 1);
             st.outstanding += 1;
             // Pending is outstanding x the ask's size now: the app may have
