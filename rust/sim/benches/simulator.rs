@@ -28,6 +28,11 @@ use sojourn_sim::engine::{simulate, SimConfig};
 use sojourn_sim::workload::{self, ClusterSpec};
 use std::time::Instant;
 
+// The allocator the `sojourn` binary ships with, so that a row measures what a
+// user runs (rows before 2026-11-27 d7e34b3 used the system allocator).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const YH2: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces/eagle/YH2_sub.tr");
 const HISTORY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/history.csv");
 
