@@ -31,6 +31,7 @@ mod decisions;
 mod jobs;
 mod launch;
 mod nodes;
+mod queue;
 
 pub use config::{NodeFailure, SimConfig, SimError};
 pub use launch::LaunchModel;
@@ -39,8 +40,7 @@ use crate::metrics::{FairnessBooks, QueueSlot};
 use crate::run::{RunResult, UtilSample};
 use crate::workload::{ClusterSpec, JobSpec, JobStream};
 use sojourn_core::{AppId, ContainerId, Core, CoreConfig, Event, NodeId, Resources, Time};
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// Same-time events run in this order.
@@ -175,7 +175,7 @@ enum Work {
 struct Sim<'a> {
     cfg: &'a SimConfig,
     core: Core,
-    queue: BinaryHeap<Reverse<(Time, Ev, u64)>>,
+    queue: queue::EventQueue<(Time, Ev, u64)>,
     seq: u64,
     now: Time,
     stream: JobStream,
@@ -248,7 +248,7 @@ pub fn simulate<'a>(
     let mut sim = Sim {
         cfg,
         core,
-        queue: BinaryHeap::new(),
+        queue: queue::EventQueue::new(),
         seq: 0,
         now: Time::ZERO,
         stream: jobs,
@@ -303,7 +303,7 @@ impl<'a> Sim<'a> {
             self.work_events += 1;
         }
         self.seq += 1;
-        self.queue.push(Reverse((at, ev, self.seq)));
+        self.queue.push((at, ev, self.seq));
     }
 
     /// Sends `event` to the core: at once, in a step of its own, or, while a
@@ -366,7 +366,7 @@ impl<'a> Sim<'a> {
         self.pull_next_job()?;
         self.push(Time::ZERO, Ev::Sample);
         loop {
-            let next_event = self.queue.peek().map(|Reverse((t, _, _))| *t);
+            let next_event = self.queue.peek().map(|(t, _, _)| *t);
             let next_timer = self.core.next_wake();
             let next = match (next_event, next_timer) {
                 (None, None) => break,
@@ -384,7 +384,7 @@ impl<'a> Sim<'a> {
             if next_timer == Some(next) {
                 self.cycle(None)?;
             }
-            while let Some(Reverse((t, ev, _))) = self.queue.peek().copied() {
+            while let Some((t, ev, _)) = self.queue.peek().copied() {
                 if t != self.now {
                     break;
                 }
