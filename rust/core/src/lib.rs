@@ -58,7 +58,7 @@ pub use harness::Harness;
 pub use ids::{AppId, ContainerId, NodeId, Priority};
 pub use metrics::{Distribution, Metrics};
 pub use params::{ParamKind, ParamSpec, Params};
-pub use policy::{Ctx, Described, Offload, Policy};
+pub use policy::{Ctx, Described, Offload, OffloadWork, Policy};
 pub use protocol::{
     AppSpec, Ask, Decision, Event, Locality, NodeSpec, Outcome, Phase, PreemptMode, Record, RecordingMeta, RefusalKind,
 };

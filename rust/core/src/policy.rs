@@ -104,11 +104,28 @@ pub struct Ctx<'a> {
 /// the recorded answer enters it.
 pub struct Offload {
     pub tag: u64,
-    pub work: Box<dyn FnOnce() -> serde_json::Value + Send>,
+    pub work: Box<dyn OffloadWork>,
+}
+
+/// What an [`Offload`] runs: a closure, or a value that can also say what it
+/// is as data ([`OffloadWork::describe`]).
+pub trait OffloadWork: Send {
+    /// Runs the work here and returns its answer.
+    fn run(self: Box<Self>) -> serde_json::Value;
     /// The same work as data, for a host that runs it in another process
     /// (the ResourceManager does, so that a solver's abort costs one answer,
-    /// not the RM); `None`: the work runs only as the closure.
-    pub described: Option<Described>,
+    /// not the RM); `None`: the work runs only as [`OffloadWork::run`]. Only
+    /// such a host calls it, and on its own thread: building the
+    /// description costs the scheduler's thread nothing.
+    fn describe(&self) -> Option<Described> {
+        None
+    }
+}
+
+impl<F: FnOnce() -> serde_json::Value + Send> OffloadWork for F {
+    fn run(self: Box<Self>) -> serde_json::Value {
+        (*self)()
+    }
 }
 
 /// Offloaded work as data: what `kind` names, run on `input`, answers as
@@ -124,8 +141,7 @@ pub struct Described {
 
 impl std::fmt::Debug for Offload {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kind = self.described.as_ref().map(|d| d.kind.as_str());
-        f.debug_struct("Offload").field("tag", &self.tag).field("kind", &kind).finish_non_exhaustive()
+        f.debug_struct("Offload").field("tag", &self.tag).finish_non_exhaustive()
     }
 }
 
@@ -133,7 +149,7 @@ impl Offload {
     /// Runs the work here and now, as the answer's event: what a host that
     /// runs offloaded work inline (a test, a simulator) feeds back.
     pub fn run(self) -> Event {
-        Event::OffloadDone { tag: self.tag, result: (self.work)() }
+        Event::OffloadDone { tag: self.tag, result: self.work.run() }
     }
 }
 
@@ -163,18 +179,8 @@ impl<'a> Ctx<'a> {
     /// Hands `work` to the host, which runs it off the scheduler's path and
     /// answers with [`Event::OffloadDone`] under `tag`. Returns the work back
     /// when the host runs no offloaded work: the policy then does it inline.
-    pub fn offload(&mut self, tag: u64, work: Box<dyn FnOnce() -> serde_json::Value + Send>) -> Option<Offload> {
-        self.offload_described(tag, work, None)
-    }
-
-    /// [`Ctx::offload`] with the work also given as data ([`Described`]).
-    pub fn offload_described(
-        &mut self,
-        tag: u64,
-        work: Box<dyn FnOnce() -> serde_json::Value + Send>,
-        described: Option<Described>,
-    ) -> Option<Offload> {
-        let o = Offload { tag, work, described };
+    pub fn offload(&mut self, tag: u64, work: Box<dyn OffloadWork>) -> Option<Offload> {
+        let o = Offload { tag, work };
         match &mut self.offloads {
             Some(q) => {
                 q.push(o);

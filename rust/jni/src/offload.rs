@@ -130,8 +130,11 @@ impl Running {
         let (outbox, answers) = unbounded::<Event>();
         std::thread::Builder::new().name("sojourn-offload".into()).spawn(move || {
             for w in inbox {
-                let answer = match (&mut children, &w.described) {
-                    (Some(c), Some(d)) => Event::OffloadDone { tag: w.tag, result: c.run(w.tag, d) },
+                // The description is built here, off the scheduler's thread,
+                // and only when a child will run it.
+                let described = children.as_ref().and_then(|_| w.work.describe());
+                let answer = match (&mut children, described) {
+                    (Some(c), Some(d)) => Event::OffloadDone { tag: w.tag, result: c.run(w.tag, &d) },
                     _ => run(w),
                 };
                 if outbox.send(answer).is_err() {
@@ -158,11 +161,50 @@ mod tests {
         got
     }
 
+    /// Work that notes on which thread it was asked to describe itself.
+    struct Watched(std::sync::Arc<std::sync::Mutex<Vec<Option<String>>>>);
+
+    impl sojourn_core::OffloadWork for Watched {
+        fn run(self: Box<Self>) -> serde_json::Value {
+            serde_json::json!("ran")
+        }
+        fn describe(&self) -> Option<sojourn_core::Described> {
+            if let Ok(mut seen) = self.0.lock() {
+                seen.push(std::thread::current().name().map(str::to_string));
+            }
+            None
+        }
+    }
+
+    /// In thread mode nothing asks for a description (building one costs
+    /// a solve's whole model in JSON); in process mode the offload thread
+    /// does, never the scheduler's thread that submitted the work.
+    #[test]
+    fn a_description_is_built_only_for_a_child_and_off_the_scheduler_thread() {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut w = Worker::default();
+        w.submit(Offload { tag: 1, work: Box::new(Watched(seen.clone())) });
+        let got = wait_for(&mut w, 1);
+        assert!(matches!(&got[..], [Event::OffloadDone { tag: 1, result }] if result == "ran"), "{got:?}");
+        assert!(seen.lock().map(|s| s.is_empty()).unwrap_or(false), "thread mode described the work");
+
+        let mut w = Worker::new(Isolation::Process {
+            command: "/nonexistent/sojourn-offload".into(),
+            grace: Duration::from_secs(1),
+        });
+        w.submit(Offload { tag: 2, work: Box::new(Watched(seen.clone())) });
+        let got = wait_for(&mut w, 1);
+        // Undescribed (describe said None), so it ran as the closure.
+        assert!(matches!(&got[..], [Event::OffloadDone { tag: 2, result }] if result == "ran"), "{got:?}");
+        let names = seen.lock().map(|s| s.clone()).unwrap_or_default();
+        assert_eq!(names, vec![Some("sojourn-offload".to_string())]);
+    }
+
     #[test]
     fn answers_come_back_in_order_under_their_tags() {
         let mut w = Worker::default();
         for tag in 1..=3u64 {
-            w.submit(Offload { tag, work: Box::new(move || serde_json::json!(tag * 10)), described: None });
+            w.submit(Offload { tag, work: Box::new(move || serde_json::json!(tag * 10)) });
         }
         let got = wait_for(&mut w, 3);
         let tags: Vec<(u64, serde_json::Value)> = got
@@ -185,12 +227,11 @@ mod tests {
                 std::thread::sleep(Duration::from_millis(300));
                 serde_json::json!("slow")
             }),
-            described: None,
         });
         // The caller is back at once, with nothing ready yet.
         assert!(start.elapsed() < Duration::from_millis(200));
         assert!(w.finished().is_empty());
-        w.submit(Offload { tag: 8, work: Box::new(|| panic!("solver exploded")), described: None });
+        w.submit(Offload { tag: 8, work: Box::new(|| panic!("solver exploded")) });
         let got = wait_for(&mut w, 2);
         assert_eq!(got.len(), 2, "{got:?}");
         let Event::OffloadDone { tag, result } = &got[1] else { panic!("{got:?}") };

@@ -2,7 +2,7 @@
 //! executable): a child that aborts or hangs costs its piece an error
 //! answer, never the worker (the RM), and the next piece gets a new child.
 
-use sojourn_core::{Described, Event, Offload};
+use sojourn_core::{Described, Event, Offload, OffloadWork};
 use sojourn_jni::isolation::Isolation;
 use sojourn_jni::offload::Worker;
 use sojourn_policies::tetrisched::compile::{SolverOptions, Supply, Window};
@@ -30,18 +30,26 @@ fn small_solve() -> SolveInput {
 }
 
 fn solve_piece(tag: u64, input: SolveInput) -> Offload {
-    let described = input.describe();
-    Offload { tag, work: Box::new(move || input.solve()), described }
+    Offload { tag, work: Box::new(input) }
+}
+
+/// Work known only by its description: in process mode its closure must
+/// not run.
+struct OnlyDescribed(Described);
+
+impl OffloadWork for OnlyDescribed {
+    fn run(self: Box<Self>) -> serde_json::Value {
+        panic!("the closure ran instead of the child")
+    }
+    fn describe(&self) -> Option<Described> {
+        Some(self.0.clone())
+    }
 }
 
 /// A piece for the test kinds only the executable knows (no closure to
 /// fall back on: in process mode the closure must not run).
 fn test_piece(tag: u64, kind: &str, input: serde_json::Value, budget_ms: u64) -> Offload {
-    Offload {
-        tag,
-        work: Box::new(|| panic!("the closure ran instead of the child")),
-        described: Some(Described { kind: kind.into(), input, budget_ms }),
-    }
+    Offload { tag, work: Box::new(OnlyDescribed(Described { kind: kind.into(), input, budget_ms })) }
 }
 
 fn wait_for(w: &mut Worker, n: usize, within: Duration) -> Vec<(u64, serde_json::Value)> {
@@ -114,7 +122,7 @@ fn a_missing_executable_is_an_error_answer_and_undescribed_work_runs_on_the_thre
         grace: Duration::from_secs(1),
     });
     w.submit(solve_piece(1, small_solve()));
-    w.submit(Offload { tag: 2, work: Box::new(|| serde_json::json!("closure")), described: None });
+    w.submit(Offload { tag: 2, work: Box::new(|| serde_json::json!("closure")) });
     let got = wait_for(&mut w, 2, Duration::from_secs(10));
     assert_eq!(got.len(), 2, "{got:?}");
     let why = got[0].1["error"].as_str().unwrap_or_default();

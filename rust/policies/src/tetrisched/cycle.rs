@@ -135,15 +135,14 @@ impl TetriSched {
                 opts,
                 warm,
             };
-            // Described too, so that the RM can run it in a child process
-            // (`offloaded.rs`: a CBC abort must not end the RM).
-            let described = input.describe();
-            let work = move || input.solve();
+            // The input describes itself too, so that the RM can run it in a
+            // child process (`offloaded.rs`: a CBC abort must not end the
+            // RM); the host builds that description on its own thread.
             ctx.metrics.count("tetrisched.offloaded_solves", 1);
             // The host took the work (the answer arrives as an event); a
             // host that gives it back gets it run here.
-            if let Some(back) = ctx.offload_described(f.tag, Box::new(work), described) {
-                let answer = decode(&(back.work)());
+            if let Some(back) = ctx.offload(f.tag, Box::new(input)) {
+                let answer = decode(&back.work.run());
                 return self.solved(ctx, f, answer);
             }
             self.in_flight = Some(f);

@@ -7,7 +7,7 @@
 
 use super::compile::{self, Solved, SolverOptions, Supply, Window};
 use super::strl::{LeafId, Partitioning, Strl};
-use sojourn_core::Described;
+use sojourn_core::{Described, OffloadWork};
 use std::collections::BTreeMap;
 
 /// The kind under which a solve is described.
@@ -30,9 +30,15 @@ impl SolveInput {
     pub fn solve(&self) -> serde_json::Value {
         encode(compile::solve(&self.root, &self.parts, &self.supply, self.window, &self.opts, &self.warm))
     }
+}
+
+impl OffloadWork for SolveInput {
+    fn run(self: Box<Self>) -> serde_json::Value {
+        self.solve()
+    }
 
     /// The solve as data; `None` (the closure alone) if it does not encode.
-    pub fn describe(&self) -> Option<Described> {
+    fn describe(&self) -> Option<Described> {
         match serde_json::to_value(self) {
             Ok(input) => Some(Described {
                 kind: KIND.to_string(),

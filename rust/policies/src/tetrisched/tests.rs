@@ -431,7 +431,7 @@ impl TraceHost {
                 SolveHost::After(0) => self.step(t, Some(w.run())),
                 SolveHost::After(ms) => self.answers.entry(t + ms).or_default().push(w.run()),
                 SolveHost::AsData => {
-                    let d = w.described.clone().expect("a solve is described");
+                    let d = w.work.describe().expect("a solve is described");
                     assert_eq!(d.kind, "tetrisched.solve");
                     let input = serde_json::from_str(&d.input.to_string()).expect("the input parses");
                     let answer = crate::offload::run(&d.kind, input).expect("a described solve runs");
