@@ -316,6 +316,11 @@ pub struct RunArgs {
     /// Write an HTML report (CDF plots) here.
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// A paper's reported percentile, drawn on the report's CDFs:
+    /// `SOURCE:POLICY:response|slowdown:pN=VALUE[,pN=VALUE...][@CLASS]`
+    /// (response in s), e.g. `kairos-thesis:fifo:response:p50=808,p99=2061`.
+    #[arg(long = "paper-point")]
+    pub paper_points: Vec<String>,
     /// Leave wall-clock figures out of files (byte-identical output per seed).
     #[arg(long)]
     pub no_wall_clock: bool,
@@ -506,7 +511,7 @@ fn emit(sc: &Scenario, args: &RunArgs, results: Vec<RunResult>, baseline: &str) 
     let classes: Classes = args.classes.parse()?;
     let runs = summarize_all(results, &classes);
     let cmp = report::compare(baseline, &runs)?;
-    let opts = WriteOptions { wall_clock: !args.no_wall_clock };
+    let opts = WriteOptions { wall_clock: !args.no_wall_clock, paper_points: run_config::paper_points(args)? };
     let desc = describe(sc, args, &runs, baseline);
     let io = |e: std::io::Error| cfg_err(format!("writing output: {e}"));
     if let Some(dir) = &args.out {
@@ -516,7 +521,7 @@ fn emit(sc: &Scenario, args: &RunArgs, results: Vec<RunResult>, baseline: &str) 
     if let Some(dir) = &args.report {
         report::write_html(dir, &desc, &runs, &cmp, &opts).map_err(io)?;
     }
-    Ok(format!("{}\n{}", desc.to_text(), report::table(&cmp, &WriteOptions { wall_clock: true })))
+    Ok(format!("{}\n{}", desc.to_text(), report::table(&cmp, &WriteOptions::default())))
 }
 
 /// Runs the CLI; returns the text to print.

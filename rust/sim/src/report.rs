@@ -16,6 +16,7 @@
 
 mod compare;
 mod html;
+mod paper;
 mod svg;
 mod table;
 
@@ -23,6 +24,7 @@ pub(crate) use compare::Metrics;
 pub use compare::{compare, Better, Comparison, Row, Unit};
 pub(crate) use html::{cdf_plot, page, per_job_plot, time_unit};
 pub use html::{html, write_html};
+pub use paper::{PaperPoints, PaperQuantity};
 pub(crate) use svg::{Axis, Draw, Plot, Series};
 pub use table::table;
 
@@ -34,16 +36,18 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// Options shared by the writers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct WriteOptions {
     /// Include wall-clock figures (scheduler cost in time). Off for
     /// byte-identical outputs, e.g. in determinism tests.
     pub wall_clock: bool,
+    /// A paper's reported percentiles, drawn on the HTML report's CDFs.
+    pub paper_points: Vec<PaperPoints>,
 }
 
 impl Default for WriteOptions {
     fn default() -> Self {
-        WriteOptions { wall_clock: true }
+        WriteOptions { wall_clock: true, paper_points: Vec::new() }
     }
 }
 
@@ -324,7 +328,7 @@ pub(crate) mod tests {
         let runs = sample_runs();
         let cmp = compare("fifo", &runs).unwrap();
         let dir = std::env::temp_dir().join(format!("sojourn-csv-test-{}", std::process::id()));
-        let opts = WriteOptions { wall_clock: false };
+        let opts = WriteOptions { wall_clock: false, ..WriteOptions::default() };
         let paths = write_csv(&dir, &runs, &cmp, &opts).unwrap();
         assert_eq!(paths.len(), 4);
         let jobs = std::fs::read_to_string(dir.join("jobs-hawk.csv")).unwrap();
@@ -341,7 +345,7 @@ pub(crate) mod tests {
 
     #[test]
     fn outputs_are_deterministic_without_wall_clock() {
-        let opts = WriteOptions { wall_clock: false };
+        let opts = WriteOptions { wall_clock: false, ..WriteOptions::default() };
         let write = |tag: &str, runs: &[(RunResult, Summary)]| {
             let dir = std::env::temp_dir().join(format!("sojourn-det-test-{}-{tag}", std::process::id()));
             let cmp = compare("fifo", runs).unwrap();

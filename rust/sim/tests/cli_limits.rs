@@ -113,3 +113,19 @@ fn unfinished(out: &str) -> String {
     let row = out.lines().find(|l| l.trim_start().starts_with("unfinished")).unwrap_or("");
     row.split_whitespace().nth(1).unwrap_or("").to_string()
 }
+
+/// A malformed `--paper-point` is refused before anything runs, naming it;
+/// a good one puts its figures on the report's CDF.
+#[test]
+fn paper_points_are_checked_and_drawn() {
+    let e = run(&["compare", "--policies", "fifo", "-w", "gridmix:jobs=3", "--paper-point", "thesis:fifo:p50=808"])
+        .unwrap_err();
+    assert!(e.contains("--paper-point 'thesis:fifo:p50=808': four ':'-separated parts"), "{e}");
+    let dir = std::env::temp_dir().join(format!("sojourn-paper-{}", std::process::id()));
+    let report = dir.to_string_lossy().to_string();
+    let args = ["compare", "--policies", "fifo,fair", "-w", "gridmix:jobs=3", "--nodes", "4", "--quiet"];
+    let point = "kairos-thesis:fair:response:p50=808,p99=2061";
+    run(&[&args[..], &["--report", &report, "--paper-point", point]].concat()).expect("runs");
+    let html = std::fs::read_to_string(dir.join("index.html")).expect("the report");
+    assert!(html.contains("fair kairos-thesis: p50 = 808") && html.contains("fair kairos-thesis: p99 = 2061"));
+}

@@ -87,7 +87,13 @@ pub fn check_run_args(args: &RunArgs) -> Result<(), SimError> {
     for f in &args.failures {
         parse_failure(f)?;
     }
+    paper_points(args)?;
     Ok(())
+}
+
+/// The `--paper-point` figures for the report's CDFs.
+pub(super) fn paper_points(args: &RunArgs) -> Result<Vec<crate::report::PaperPoints>, SimError> {
+    args.paper_points.iter().map(|p| crate::report::PaperPoints::parse(p).map_err(cfg_err)).collect()
 }
 
 impl RunArgs {

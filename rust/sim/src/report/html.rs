@@ -2,7 +2,8 @@
 //! network) with the description, the summary table, CDFs of response time
 //! and slowdown (all jobs and per class) and utilization over time.
 
-use super::svg::{esc, Axis, Draw, Plot, Series};
+use super::paper::{PaperPoints, PaperQuantity};
+use super::svg::{esc, Axis, Draw, Marks, Plot, Series};
 use super::table::{fmt_ratio, fmt_value};
 use super::{visible, write_file, Better, Comparison, Description, WriteOptions};
 use crate::metrics::{Classes, Summary};
@@ -22,16 +23,19 @@ td.m{padding-left:22px}.better{color:#1a7f37}.worse{color:#c62828}.same,.na{colo
 svg text{font-family:system-ui,sans-serif;font-size:11px;fill:#222}svg .title{font-size:13px;font-weight:600}
 svg .tx,svg .xl{text-anchor:middle}svg .ty{text-anchor:end}svg .yl{text-anchor:middle}
 svg .grid{stroke:#e4e4e4}svg .minor{stroke:#f3f3f3}svg .axis{stroke:#444}svg .frame{fill:none;stroke:#444}
-svg .series,svg .key{fill:none;stroke-width:1.8;stroke-linejoin:round}svg .dots{stroke-width:7;stroke-linecap:round}";
+svg .series,svg .key{fill:none;stroke-width:1.8;stroke-linejoin:round}svg .dots{stroke-width:7;stroke-linecap:round}
+svg .mark{fill:none;stroke-width:2.2}";
 
 /// The report page.
 pub fn html(desc: &Description, runs: &[(RunResult, Summary)], cmp: &Comparison, opts: &WriteOptions) -> String {
     let mut s = String::new();
     let classes = runs.first().map_or(Classes::None, |(_, s)| s.classes.clone());
     s.push_str("<h2>Response time and slowdown</h2>\n");
-    cdf_pair(&mut s, "all jobs", runs, &|_| true);
+    cdf_pair(&mut s, "all jobs", None, runs, &opts.paper_points, &|_| true);
     for (k, label) in classes.labels().iter().enumerate() {
-        cdf_pair(&mut s, &format!("class {label}"), runs, &|j| classes.classify(j) == k);
+        cdf_pair(&mut s, &format!("class {label}"), Some(label), runs, &opts.paper_points, &|j| {
+            classes.classify(j) == k
+        });
     }
 
     s.push_str("<h2>Utilization over time</h2>\n<div class=\"plots\">\n");
@@ -52,6 +56,7 @@ pub fn html(desc: &Description, runs: &[(RunResult, Summary)], cmp: &Comparison,
             y: Axis::linear(&format!("{what} used (% of cluster)"), 0.0, 100.0),
             draw: Draw::Line,
             series,
+            marks: Vec::new(),
         };
         s.push_str(&plot.render());
     }
@@ -113,7 +118,15 @@ pub(crate) fn cdf_plot(title: String, x_label: &str, runs: Vec<(String, Vec<f64>
             Series { name: format!("{name} (n={})", v.len()), points }
         })
         .collect();
-    Plot { title, class: "cdf", x, y: Axis::linear("fraction of jobs", 0.0, 1.0), draw: Draw::Step, series }
+    Plot {
+        title,
+        class: "cdf",
+        x,
+        y: Axis::linear("fraction of jobs", 0.0, 1.0),
+        draw: Draw::Step,
+        series,
+        marks: Vec::new(),
+    }
 }
 
 /// Response time per job, one colour per run: job n's dots side by side
@@ -148,6 +161,7 @@ pub(crate) fn per_job_plot(x_label: &str, runs: Vec<(String, Vec<Option<f64>>)>)
         y: Axis::linear("response time (s)", 0.0, (y_max * 1.05).max(1.0)),
         draw: Draw::Dots,
         series,
+        marks: Vec::new(),
     }
 }
 
@@ -198,22 +212,48 @@ fn summary_table(s: &mut String, c: &Comparison) {
     s.push_str("</tbody>\n</table>\n");
 }
 
-/// A per-job quantity: name, axis label, getter.
-type Quantity = (&'static str, &'static str, fn(&JobRecord) -> f64);
+/// A per-job quantity: name, axis label, getter, and which paper figures
+/// belong on its plot.
+type Quantity = (&'static str, &'static str, fn(&JobRecord) -> f64, PaperQuantity);
 
-/// CDFs of response time and slowdown of the jobs `keep` selects, one curve per run.
-fn cdf_pair(s: &mut String, heading: &str, runs: &[(RunResult, Summary)], keep: &dyn Fn(&JobRecord) -> bool) {
+/// CDFs of response time and slowdown of the jobs `keep` selects (of
+/// `class`, `None` for all), one curve per run, with the paper points that
+/// belong on each.
+fn cdf_pair(
+    s: &mut String,
+    heading: &str,
+    class: Option<&str>,
+    runs: &[(RunResult, Summary)],
+    paper: &[PaperPoints],
+    keep: &dyn Fn(&JobRecord) -> bool,
+) {
     let _ = writeln!(s, "<h3>{}</h3>\n<div class=\"plots\">", esc(heading));
     let quantities: [Quantity; 2] = [
-        ("response time", "response time (s, log scale)", |j| j.response_ms() as f64 / 1000.0),
-        ("slowdown", "slowdown (log scale)", JobRecord::slowdown),
+        ("response time", "response time (s, log scale)", |j| j.response_ms() as f64 / 1000.0, PaperQuantity::Response),
+        ("slowdown", "slowdown (log scale)", JobRecord::slowdown, PaperQuantity::Slowdown),
     ];
-    for (what, x_label, get) in quantities {
+    for (what, x_label, get, quantity) in quantities {
         let values = runs
             .iter()
             .map(|(r, _)| (r.policy.clone(), r.jobs.iter().filter(|j| keep(j)).map(get).collect()))
             .collect();
-        s.push_str(&cdf_plot(format!("CDF of {what}, {heading}"), x_label, values).render());
+        let mut plot = cdf_plot(format!("CDF of {what}, {heading}"), x_label, values);
+        plot.marks = paper
+            .iter()
+            .filter(|p| p.quantity == quantity && p.class.as_deref() == class)
+            .map(|p| Marks {
+                name: p.to_string(),
+                series: runs.iter().position(|(r, _)| r.policy == p.policy),
+                points: p.points.iter().map(|&(q, v)| (v, q, format!("{p}: p{} = {v}", q * 100.0))).collect(),
+            })
+            .collect();
+        if !plot.marks.is_empty() {
+            // The axis spans the papers' figures too.
+            let curves = plot.series.iter().flat_map(|c| c.points.iter().map(|p| p.0));
+            let figures = plot.marks.iter().flat_map(|m| m.points.iter().map(|p| p.0)).collect::<Vec<_>>();
+            plot.x = Axis::log_around(x_label, curves.chain(figures));
+        }
+        s.push_str(&plot.render());
     }
     s.push_str("</div>\n");
 }
@@ -274,6 +314,41 @@ mod tests {
         assert!(h.contains("synthetic &lt;test&gt;") && !h.contains("<test>"));
         assert!(h.contains("class=\"better\"") && h.contains("class=\"worse\""));
         assert!(!h.contains("NaN") && !h.contains("=\"inf") && !h.contains("-inf"));
+    }
+
+    /// A paper's percentiles sit on the CDF of their quantity and class, at
+    /// (value, fraction), in their policy's colour, and widen the axis.
+    #[test]
+    fn paper_points_are_drawn_where_they_belong() {
+        let runs = sample_runs();
+        let cmp = compare("fifo", &runs).unwrap();
+        let paper = vec![
+            PaperPoints::parse("thesis:fair:response:p50=5000,p99=9000").unwrap(),
+            PaperPoints::parse("thesis:nobody:slowdown:p90=3").unwrap(),
+            PaperPoints::parse("thesis:fifo:response:p50=7@short").unwrap(),
+        ];
+        let opts = WriteOptions { paper_points: paper, ..WriteOptions::default() };
+        let h = html(&Description::of(&runs, "fifo"), &runs, &cmp, &opts);
+        let svgs: Vec<&str> = h.split("<svg ").skip(1).map(|s| s.split("</svg>").next().unwrap()).collect();
+        let response_all = svgs.iter().find(|s| s.contains("CDF of response time, all jobs")).unwrap();
+        // Two figures and one legend ring, in fair's colour (the second series).
+        assert_eq!(response_all.matches("<circle class=\"mark\"").count(), 3);
+        assert!(response_all.matches(&format!("stroke=\"{}\"", super::super::svg::style(1).0)).count() >= 3);
+        assert!(response_all.contains("fair thesis: p50 = 5000") && response_all.contains("fair thesis: p99 = 9000"));
+        // The axis reaches 9000 s: the top decade is 10k.
+        assert!(response_all.contains(">10k<"), "axis widened to the figures");
+        // Still one path per run.
+        assert_eq!(response_all.matches("<path").count(), 3);
+        // The slowdown figure of a policy not run: on the all-jobs slowdown plot only, in black.
+        let slowdown_all = svgs.iter().find(|s| s.contains("CDF of slowdown, all jobs")).unwrap();
+        assert_eq!(slowdown_all.matches("<circle class=\"mark\"").count(), 2);
+        assert!(slowdown_all.contains("stroke=\"#000000\""));
+        let with_marks: Vec<&&str> = svgs.iter().filter(|s| s.contains(", class ") && s.contains("<circle")).collect();
+        assert_eq!(with_marks.len(), 1, "the class figure is on one plot");
+        assert!(
+            with_marks[0].contains("CDF of response time, class short")
+                && with_marks[0].contains("fifo thesis: p50 = 7")
+        );
     }
 
     #[test]

@@ -147,6 +147,18 @@ pub(crate) struct Plot {
     pub y: Axis,
     pub draw: Draw,
     pub series: Vec<Series>,
+    /// Single figures drawn as rings over the curves (a paper's reported
+    /// percentiles); not `<path>`s, so each series keeps its one path.
+    pub marks: Vec<Marks>,
+}
+
+/// Points a paper reports, named, in the colour of the series they belong to.
+pub(crate) struct Marks {
+    pub name: String,
+    /// The index of the series whose colour they take (`None`: black).
+    pub series: Option<usize>,
+    /// (x, y, what the point is, shown on hover).
+    pub points: Vec<(f64, f64, String)>,
 }
 
 pub(crate) fn esc(s: &str) -> String {
@@ -264,6 +276,18 @@ impl Plot {
                 esc(&series.name)
             );
         }
+        let mark_color = |m: &Marks| m.series.map_or("#000000", |i| style(i).0);
+        for m in &self.marks {
+            for (x, y, what) in &m.points {
+                let (x, y) = self.px((*x, *y));
+                let _ = writeln!(
+                    s,
+                    r#"<circle class="mark" cx="{x:.1}" cy="{y:.1}" r="5" stroke="{}"><title>{}</title></circle>"#,
+                    mark_color(m),
+                    esc(what)
+                );
+            }
+        }
         for (i, series) in self.series.iter().enumerate() {
             let (color, dash) = stroke(i);
             let y = TOP + 10.0 + 18.0 * i as f64;
@@ -275,6 +299,17 @@ impl Plot {
             );
             let _ =
                 writeln!(s, r#"<text x="{:.1}" y="{:.1}" class="lg">{}</text>"#, x + 38.0, y + 4.0, esc(&series.name));
+        }
+        for (k, m) in self.marks.iter().enumerate() {
+            let y = TOP + 10.0 + 18.0 * (self.series.len() + k) as f64;
+            let x = RIGHT + 12.0;
+            let _ = writeln!(
+                s,
+                r#"<circle class="mark" cx="{:.1}" cy="{y:.1}" r="5" stroke="{}"/>"#,
+                x + 16.0,
+                mark_color(m)
+            );
+            let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}" class="lg">{}</text>"#, x + 38.0, y + 4.0, esc(&m.name));
         }
         s.push_str("</svg>\n");
         s
@@ -315,6 +350,7 @@ mod tests {
             y: Axis::linear("F", 0.0, 1.0),
             draw: Draw::Step,
             series: vec![Series { name: "a".into(), points: pts }],
+            marks: Vec::new(),
         };
         let d = plot.path_data(&plot.series[0].points);
         assert!(d.len() < 20_000, "{}", d.len());

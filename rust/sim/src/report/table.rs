@@ -129,7 +129,7 @@ mod tests {
     fn table_is_aligned_with_ratios() {
         let runs = sample_runs();
         let cmp = compare("fifo", &runs).unwrap();
-        let t = table(&cmp, &WriteOptions { wall_clock: false });
+        let t = table(&cmp, &WriteOptions { wall_clock: false, ..WriteOptions::default() });
         let lines: Vec<&str> = t.lines().collect();
         assert!(lines[0].starts_with("vs fifo") && lines[0].ends_with("hawk"));
         let mean = lines.iter().find(|l| l.trim_start().starts_with("response mean (s)")).unwrap();
@@ -141,7 +141,7 @@ mod tests {
         assert!(t.contains("class short\n") && t.contains("class long\n") && !t.contains("wall time"));
         assert!(!t.lines().any(|l| l.ends_with(' ')));
         println!("{t}");
-        let w = table(&cmp, &WriteOptions { wall_clock: true });
+        let w = table(&cmp, &WriteOptions::default());
         if w.contains("wall time") {
             assert!(w.contains("wall time (s) (wall clock)") && w.contains("vary from run to run"), "{w}");
         }

@@ -235,6 +235,7 @@ impl SlsReport {
             y: Axis::linear("running containers", 0.0, (y_max * 1.05).max(1.0)),
             draw: Draw::Line,
             series,
+            marks: Vec::new(),
         }
     }
 }
