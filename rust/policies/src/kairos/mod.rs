@@ -51,6 +51,7 @@
 mod asks;
 mod config;
 pub mod dispatch;
+mod dormant;
 pub mod node;
 mod refresh;
 mod timers;
@@ -88,6 +89,9 @@ pub struct Task {
     pub preemptions: u32,
     /// It may not be preempted before this time (the starvation guard).
     pub protected_until: Time,
+    /// Its quantum ends can only start the next quantum until its node
+    /// changes, so no timer is set for them ([`dormant`]).
+    pub dormant: bool,
 }
 
 pub struct Kairos {
@@ -119,6 +123,9 @@ pub struct Kairos {
     pub(crate) timers: timers::QuantumTimers,
     /// Per node id, what was last read from it ([`node::NodeView`]).
     pub(crate) views: std::cell::RefCell<Vec<Option<node::NodeView>>>,
+    /// Whether tasks may be [`dormant`] (off only to test that against a
+    /// run that wakes for every quantum end).
+    pub(crate) lazy_quanta: bool,
 }
 
 pub(crate) fn fifo_key(a: &sojourn_core::App) -> (u64, u32) {
@@ -143,6 +150,7 @@ impl Kairos {
             dirty: BTreeSet::new(),
             timers: timers::QuantumTimers::default(),
             views: std::cell::RefCell::new(Vec::new()),
+            lazy_quanta: true,
         }
     }
 
@@ -173,19 +181,21 @@ impl Kairos {
             suspended_since: None,
             preemptions: 0,
             protected_until: Time::ZERO,
+            dormant: false,
         };
-        // The quantum W ends (§3.3): the task may yield to a suspended one
-        // with less attained service.
-        self.timers.set(ctx.now, end, container);
         self.on_node.entry(node).or_default().insert(container);
         self.tasks.insert(container, task);
+        // The quantum W ends (§3.3): the task may yield to a suspended one
+        // with less attained service.
+        self.next_quantum(ctx, container);
         self.refresh.touch(node);
         self.forget_view(node);
         self.reindex(ctx, node);
     }
 
     /// Forgets a container; its node must be re-filed ([`Self::reindex`]).
-    pub(crate) fn untrack(&mut self, container: ContainerId) -> Option<Task> {
+    pub(crate) fn untrack(&mut self, ctx: &mut Ctx<'_>, container: ContainerId) -> Option<Task> {
+        self.end_dormancy(ctx, container);
         let task = self.tasks.remove(&container)?;
         let tasks = &self.tasks;
         self.timers.drop_forgotten(|c| tasks.contains_key(&c));
@@ -208,7 +218,8 @@ impl Kairos {
 
     /// Drops what the mirror no longer has (after a node or an app went):
     /// only `app`'s containers if that is what went.
-    fn sweep(&mut self, cluster: &Cluster, app: Option<AppId>) {
+    fn sweep(&mut self, ctx: &mut Ctx<'_>, app: Option<AppId>) {
+        let cluster = ctx.cluster();
         let gone: Vec<ContainerId> = match app.map(|a| self.of_app.get(&a)) {
             Some(mine) => mine.into_iter().flatten().copied().filter(|c| cluster.container(*c).is_none()).collect(),
             None => {
@@ -219,8 +230,9 @@ impl Kairos {
             }
         };
         for c in gone {
-            self.untrack(c);
+            self.untrack(ctx, c);
         }
+        let cluster = ctx.cluster();
         let refresh = &mut self.refresh;
         self.others.retain(|c, node| {
             let kept = cluster.container(*c).is_some();
@@ -269,7 +281,7 @@ impl Policy for Kairos {
         self.asks.observe(ctx.cluster(), event, fifo_key);
         match event {
             Event::ContainerCompleted { container, .. } => {
-                if let Some(task) = self.untrack(*container) {
+                if let Some(task) = self.untrack(ctx, *container) {
                     // K3: a core freed; the least-served suspended task takes it.
                     self.fill_idle_cores(ctx, task.node);
                     self.reindex(ctx, task.node);
@@ -285,17 +297,21 @@ impl Policy for Kairos {
                 self.refresh.touch(*node);
             }
             Event::Rejected { decision: Decision::Allocate { container, node, .. }, .. } => {
-                self.untrack(*container);
+                self.untrack(ctx, *container);
                 self.others.remove(container);
                 self.refresh.touch(*node);
                 self.reindex(ctx, *node);
             }
             Event::Rejected { decision: Decision::Resume { container }, .. } => {
                 self.touch_node_of(ctx.cluster(), *container);
+                self.end_dormancy(ctx, *container);
                 if let Some(t) = self.tasks.get_mut(container) {
                     t.quantum_end = None;
                     t.suspended_since.get_or_insert(ctx.now);
-                    self.dirty.insert(t.node);
+                    let node = t.node;
+                    self.dirty.insert(node);
+                    // it waits to resume again: its node's quantum ends matter
+                    self.wake_dormant(ctx, node);
                 }
             }
             Event::Rejected { decision: Decision::Preempt { container, .. }, .. } => {
@@ -315,12 +331,12 @@ impl Policy for Kairos {
                 self.refresh.everything = true;
             }
             Event::NodeRemoved { .. } => {
-                self.sweep(ctx.cluster(), None);
+                self.sweep(ctx, None);
                 self.stats_at = None;
                 self.refresh.everything = true;
             }
             Event::AppRemoved { app } => {
-                self.sweep(ctx.cluster(), Some(*app));
+                self.sweep(ctx, Some(*app));
                 self.stats_at = None;
             }
             _ => {}
@@ -344,7 +360,8 @@ impl Policy for Kairos {
 
     fn on_wake(&mut self, ctx: &mut Ctx<'_>) {
         while let Some(c) = self.timers.pop_due(ctx.now) {
-            let due = self.tasks.get(&c).and_then(|t| t.quantum_end).is_some_and(|end| end <= ctx.now);
+            let due =
+                self.tasks.get(&c).filter(|t| !t.dormant).and_then(|t| t.quantum_end).is_some_and(|end| end <= ctx.now);
             if due && Self::is_running(ctx.cluster(), c) {
                 self.quantum_end(ctx, c);
             }

@@ -195,8 +195,11 @@ impl Kairos {
         if ctx.preempt(c, PreemptMode::Suspend).is_err() {
             return false;
         }
+        self.end_dormancy(ctx, c);
         if let Some(node) = ctx.cluster().container(c).map(|c| c.node) {
             self.refresh.touch(node);
+            // the node has a task to resume now
+            self.wake_dormant(ctx, node);
         }
         if let Some(t) = self.tasks.get_mut(&c) {
             t.quantum_end = None;
@@ -220,7 +223,6 @@ impl Kairos {
         if starving {
             ctx.metrics.count("starvation_resumes", 1);
         }
-        let mut len = self.cfg.quantum_ms;
         if starving {
             let until = ctx.now.plus(self.protect_ms());
             if let Some(t) = self.tasks.get_mut(&c) {
@@ -229,9 +231,10 @@ impl Kairos {
                 forget(&self.views, t.node);
                 self.refresh.touch(t.node);
             }
-            len = len.max(self.protect_ms());
+            self.start_quantum(ctx, c, self.cfg.quantum_ms.max(self.protect_ms()));
+        } else {
+            self.next_quantum(ctx, c);
         }
-        self.start_quantum(ctx, c, len);
         true
     }
 
@@ -376,6 +379,6 @@ impl Kairos {
                 return;
             }
         }
-        self.start_quantum(ctx, c, self.cfg.quantum_ms);
+        self.next_quantum(ctx, c);
     }
 }
