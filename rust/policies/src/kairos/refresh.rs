@@ -52,6 +52,9 @@ pub(crate) struct Refresh {
     /// Every moving node's key in the dispatch order is the one of the last
     /// refresh.
     pub materialized: bool,
+    /// The task counts whose moving nodes have their key of the last
+    /// refresh (a walk of the dispatch order files them level by level).
+    pub levels_done: BTreeSet<u32>,
     /// Open nodes by room, and each one's room there.
     by_room: BTreeSet<(Room, NodeId)>,
     room_of: BTreeMap<NodeId, Room>,
@@ -80,6 +83,7 @@ impl Refresh {
         self.epoch_at = now;
         // Every moving node was filed before this refresh.
         self.materialized = self.moving.is_empty();
+        self.levels_done.clear();
     }
 
     /// A full re-read starts: nothing is pending any more.
