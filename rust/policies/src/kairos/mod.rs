@@ -57,6 +57,8 @@ mod refresh;
 mod timers;
 
 #[cfg(test)]
+mod lazy_props;
+#[cfg(test)]
 mod props;
 #[cfg(test)]
 mod tests;
@@ -66,7 +68,7 @@ pub use config::{Config, Starvation, TieBreak, PARAMS};
 use sojourn_core::{
     AppId, Cluster, ContainerId, ContainerState, Ctx, Decision, Event, NodeId, Params, Phase, Policy, Result, Time,
 };
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use crate::common::DemandIndex;
 
@@ -99,24 +101,27 @@ pub struct Kairos {
     /// Looked up at every quantum end and placement: hashed; never walked
     /// in its order, except by `sweep`, which sorts what it collects.
     pub(crate) tasks: IdMap<ContainerId, Task>,
-    /// Kairos tasks (not AMs) per node, running and suspended.
-    pub(crate) on_node: BTreeMap<NodeId, BTreeSet<ContainerId>>,
+    /// Kairos tasks (not AMs) per node, running and suspended, each node's
+    /// in id order. Hashed by node (looked up at every placement, suspension
+    /// and quantum end); walked in node order only by `describe`, which sorts.
+    pub(crate) on_node: IdMap<NodeId, BTreeSet<ContainerId>>,
     /// The central FIFO queue: jobs with outstanding asks by submission.
     queue: DemandIndex<(u64, u32)>,
     /// The queued jobs' outstanding asks by shape, for the dispatch rounds.
     asks: asks::AskIndex,
     /// Nodes below N + Q in dispatch order, and each one's key there.
     pub(crate) open: BTreeSet<dispatch::NodeKey>,
-    pub(crate) key_of: BTreeMap<NodeId, dispatch::NodeKey>,
+    pub(crate) key_of: IdMap<NodeId, dispatch::NodeKey>,
     /// When every node's figures were last refreshed (`None`: now due).
     pub(crate) stats_at: Option<Time>,
     /// The nodes the next refresh must read again.
     pub(crate) refresh: refresh::Refresh,
     /// Containers on nodes that are not Kairos tasks (AMs, recovered
     /// containers) and where they are: a node changes when one ends.
-    pub(crate) others: BTreeMap<ContainerId, NodeId>,
+    /// (Hashed: what `sweep` drops is touched in a set, in any order.)
+    pub(crate) others: IdMap<ContainerId, NodeId>,
     /// Each app's tasks, to forget them when the app goes.
-    of_app: BTreeMap<AppId, BTreeSet<ContainerId>>,
+    of_app: IdMap<AppId, BTreeSet<ContainerId>>,
     /// Nodes whose idle cores may serve a suspended task again (a resume
     /// was rejected).
     dirty: BTreeSet<NodeId>,
@@ -138,15 +143,15 @@ impl Kairos {
             cfg,
             #[allow(clippy::disallowed_types)]
             tasks: IdMap::default(),
-            on_node: BTreeMap::new(),
+            on_node: IdMap::default(),
             queue: DemandIndex::default(),
             asks: asks::AskIndex::default(),
             open: BTreeSet::new(),
-            key_of: BTreeMap::new(),
+            key_of: IdMap::default(),
             stats_at: None,
             refresh: refresh::Refresh::default(),
-            others: BTreeMap::new(),
-            of_app: BTreeMap::new(),
+            others: IdMap::default(),
+            of_app: IdMap::default(),
             dirty: BTreeSet::new(),
             timers: timers::QuantumTimers::default(),
             views: std::cell::RefCell::new(Vec::new()),
@@ -371,9 +376,10 @@ impl Policy for Kairos {
     }
 
     fn describe(&self, cluster: &Cluster, now: Time) -> serde_json::Value {
-        let nodes: Vec<serde_json::Value> = self
-            .on_node
-            .iter()
+        let mut by_node: Vec<(&NodeId, &BTreeSet<ContainerId>)> = self.on_node.iter().collect();
+        by_node.sort_unstable_by_key(|(n, _)| **n);
+        let nodes: Vec<serde_json::Value> = by_node
+            .into_iter()
             .map(|(n, set)| {
                 let running = set.iter().filter(|c| Self::is_running(cluster, **c)).count();
                 // Each task's attained service (§2, the quantity LAS orders
