@@ -202,8 +202,7 @@ impl Kairos {
     pub(crate) fn untrack(&mut self, ctx: &mut Ctx<'_>, container: ContainerId) -> Option<Task> {
         self.end_dormancy(ctx, container);
         let task = self.tasks.remove(&container)?;
-        let tasks = &self.tasks;
-        self.timers.drop_forgotten(|c| tasks.contains_key(&c));
+        self.timers.drop_entries_of(container);
         self.refresh.touch(task.node);
         self.forget_view(task.node);
         if let Some(set) = self.of_app.get_mut(&task.app) {
