@@ -29,7 +29,10 @@ impl Kairos {
         if let Some(t) = self.tasks.get_mut(&c) {
             t.quantum_end = Some(end);
             t.suspended_since = None;
-            t.dormant = true;
+            if !t.dormant {
+                t.dormant = true;
+                *self.dormant_on.entry(t.node).or_default() += 1;
+            }
         }
     }
 
@@ -56,6 +59,12 @@ impl Kairos {
         let w = self.cfg.quantum_ms.max(1);
         let t = self.tasks.get_mut(&c).filter(|t| t.dormant)?;
         t.dormant = false;
+        if let Some(n) = self.dormant_on.get_mut(&t.node) {
+            *n -= 1;
+            if *n == 0 {
+                self.dormant_on.remove(&t.node);
+            }
+        }
         let first = t.quantum_end?;
         let passed = if first > ctx.now { 0 } else { ctx.now.since(first) / w + 1 };
         if passed > 0 {
@@ -67,6 +76,9 @@ impl Kairos {
     /// `node` may have gained a task to resume: its dormant tasks' next
     /// quantum ends get their timers.
     pub(crate) fn wake_dormant(&mut self, ctx: &mut Ctx<'_>, node: NodeId) {
+        if !self.dormant_on.contains_key(&node) {
+            return; // (most suspensions are on nodes that had one already)
+        }
         let dormant: Vec<ContainerId> = match self.on_node.get(&node) {
             Some(set) => set.iter().copied().filter(|c| self.tasks.get(c).is_some_and(|t| t.dormant)).collect(),
             None => return,

@@ -3,7 +3,8 @@
 //! exactly as one that wakes for every quantum end, and counts the same
 //! quantum ends, under random jobs, completions, app removals and time, with
 //! every wake-up fired at its time (as the simulator does). After every
-//! operation no task is dormant on a node that holds a task to resume.
+//! operation no task is dormant on a node that holds a task to resume, and
+//! the count of dormant tasks per node is the tasks' own.
 
 use super::{Config, Kairos, PARAMS};
 use proptest::prelude::*;
@@ -152,9 +153,13 @@ proptest! {
             prop_assert_eq!(lazy.quantum_ends(), eager.quantum_ends(), "quantum ends after op {} {:?}", i, op);
             let k = lazy.kairos();
             let cluster = lazy.h.core().cluster();
+            let mut dormant_on: BTreeMap<NodeId, u32> = BTreeMap::new();
             for (c, t) in k.tasks.iter().filter(|(_, t)| t.dormant) {
                 prop_assert!(!k.has_task_to_resume(cluster, t.node), "{:?} dormant on {:?} after op {} {:?}", c, t.node, i, op);
+                *dormant_on.entry(t.node).or_default() += 1;
             }
+            let indexed: BTreeMap<NodeId, u32> = k.dormant_on.iter().map(|(n, c)| (*n, *c)).collect();
+            prop_assert_eq!(indexed, dormant_on, "dormant tasks per node after op {} {:?}", i, op);
         }
     }
 }

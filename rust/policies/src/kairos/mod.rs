@@ -131,6 +131,8 @@ pub struct Kairos {
     /// Whether tasks may be [`dormant`] (off only to test that against a
     /// run that wakes for every quantum end).
     pub(crate) lazy_quanta: bool,
+    /// How many dormant tasks each node holds (none: not there).
+    pub(crate) dormant_on: IdMap<NodeId, u32>,
 }
 
 pub(crate) fn fifo_key(a: &sojourn_core::App) -> (u64, u32) {
@@ -156,6 +158,7 @@ impl Kairos {
             timers: timers::QuantumTimers::default(),
             views: std::cell::RefCell::new(Vec::new()),
             lazy_quanta: true,
+            dormant_on: IdMap::default(),
         }
     }
 

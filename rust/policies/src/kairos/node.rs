@@ -379,6 +379,10 @@ impl Kairos {
                 return;
             }
         }
-        self.next_quantum(ctx, c);
+        match next {
+            // a task to resume is there: the next end may swap
+            Some(_) => self.start_quantum(ctx, c, self.cfg.quantum_ms),
+            None => self.next_quantum(ctx, c),
+        }
     }
 }
