@@ -13,6 +13,15 @@
 //! counted (those at the current time included: wake-ups fire before the
 //! events of their time) and, if it still runs, its next end gets a timer
 //! as it would have had.
+//!
+//! Two differences a host can see, none in the simulator (which fires every
+//! wake-up at its time and, short of its time horizon, stops only when no
+//! task runs): a host
+//! that wakes late (a live cluster) keeps a dormant task's ends on the W
+//! grid of its first, where a timer fired late would have restarted W from
+//! the late wake-up; and `quantum_ends` takes a dormant task's ends when its
+//! dormancy ends, so read mid-run (or at a run cut short with tasks running)
+//! it lags by the ends of the tasks still dormant.
 
 use super::{Kairos, Starvation};
 use sojourn_core::{Cluster, ContainerId, Ctx, NodeId, Time};
