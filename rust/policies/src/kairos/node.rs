@@ -147,8 +147,8 @@ impl Kairos {
     }
 
     /// The first of [`Self::resume_order`], without ordering them all (every
-    /// quantum end asks).
-    fn next_to_resume(&self, cluster: &Cluster, node: NodeId, now: Time) -> Option<(bool, ContainerId)> {
+    /// quantum end asks), and its attained service.
+    fn next_to_resume(&self, cluster: &Cluster, node: NodeId, now: Time) -> Option<(bool, ContainerId, u64)> {
         let set = self.on_node.get(&node)?;
         let starve_ms = self.starvation_ms();
         // One read of each container (state and service), as resume_key
@@ -168,7 +168,7 @@ impl Kairos {
                 best = Some(key);
             }
         }
-        best.map(|(not_starving, _, _, c)| (!not_starving, c))
+        best.map(|(not_starving, _, service, c)| (!not_starving, c, service))
     }
 
     /// The waited-time threshold of the starvation guard, if it is on.
@@ -357,11 +357,11 @@ impl Kairos {
         let mine = Self::service(ctx.cluster(), c, now);
         let next = self.next_to_resume(ctx.cluster(), task.node, now);
         let swap = match next {
-            Some((true, _)) => true,
-            Some((false, m)) => Self::service(ctx.cluster(), m, now) + self.cfg.hysteresis_ms <= mine,
+            Some((true, _, _)) => true,
+            Some((false, _, service)) => service + self.cfg.hysteresis_ms <= mine,
             None => false,
         };
-        if let (true, Some((starving, m))) = (swap, next) {
+        if let (true, Some((starving, m, _))) = (swap, next) {
             let fits = match (ctx.cluster().container(m), ctx.cluster().container(c), ctx.cluster().node(task.node)) {
                 (Some(mc), Some(cc), Some(n)) => {
                     let freed = cc.resources.saturating_sub(&cc.resources.held_while_suspended());
