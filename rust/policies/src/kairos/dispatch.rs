@@ -53,14 +53,26 @@ impl Kairos {
         }
     }
 
-    /// Files every moving node under its key of the last refresh, so that
-    /// the dispatch order can be walked.
-    fn materialize(&mut self) {
-        if self.refresh.materialized {
-            return;
+    /// Files the moving nodes with `count` tasks under their key of the last
+    /// refresh, so that this level of the dispatch order can be walked (a
+    /// node's count is in its key, so the levels are filed apart and a walk
+    /// that stops early leaves the levels after it alone). Returns whether
+    /// it filed any.
+    fn materialize_level(&mut self, count: u32) -> bool {
+        if self.refresh.materialized || !self.refresh.levels_done.insert(count) {
+            return false;
         }
         let (epoch, at, sum) = (self.refresh.epoch, self.refresh.epoch_at, self.cfg.tie_break == TieBreak::Sum);
-        for (node, m) in self.refresh.moving.iter_mut().filter(|(_, m)| m.filed_epoch < epoch) {
+        let level = (count, 0, NodeId(0))..;
+        let stale: Vec<NodeId> = self
+            .open
+            .range(level)
+            .take_while(|k| k.0 == count)
+            .map(|k| k.2)
+            .filter(|n| self.refresh.moving.get(n).is_some_and(|m| m.filed_epoch < epoch))
+            .collect();
+        for node in &stale {
+            let Some(m) = self.refresh.moving.get_mut(node) else { continue };
             let key = m.key_at(*node, at, sum);
             m.filed_epoch = epoch;
             if let Some(old) = self.key_of.insert(*node, key) {
@@ -68,7 +80,35 @@ impl Kairos {
             }
             self.open.insert(key);
         }
-        self.refresh.materialized = true;
+        !stale.is_empty()
+    }
+
+    /// The first open node at or after `from` in the dispatch order (as the
+    /// last refresh files it) that can take one container of `app` at
+    /// `prio`, walking it level by level.
+    fn walk(
+        &mut self,
+        cluster: &Cluster,
+        (app, prio, am): (AppId, Priority, bool),
+        now: Time,
+        mut from: Option<NodeKey>,
+    ) -> Option<NodeKey> {
+        loop {
+            let first = match from {
+                None => self.open.first(),
+                Some(f) => self.open.range(f..).next(),
+            };
+            let level = first?.0;
+            if self.materialize_level(level) {
+                continue; // this level's order changed: read its start again
+            }
+            let start = from.unwrap_or((level, 0, NodeId(0)));
+            let fits = |k: &&NodeKey| self.placeable(cluster, app, prio, k.2, now, am);
+            if let Some(k) = self.open.range(start..).take_while(|k| k.0 == level).find(fits) {
+                return Some(*k);
+            }
+            from = Some((level.checked_add(1)?, 0, NodeId(0)));
+        }
     }
 
     /// Reads the room of the open nodes touched since, or whose protection
@@ -243,17 +283,14 @@ impl Kairos {
                     .min();
                 return (best, false);
             }
-            self.materialize();
         }
-        let fits = |k: &&NodeKey| self.placeable(cluster, app, prio, k.2, now, am);
-        let found = match last {
-            None => self.open.iter().find(fits).copied(),
-            Some(from) => {
-                let moved = self.key_of.get(&from.2).filter(|k| **k < from).filter(fits).copied();
-                moved.or_else(|| self.open.range(from..).find(fits).copied())
+        if let Some(from) = last {
+            let fits = |k: &&NodeKey| self.placeable(cluster, app, prio, k.2, now, am);
+            if let Some(moved) = self.key_of.get(&from.2).filter(|k| **k < from).filter(fits).copied() {
+                return (Some(moved), true);
             }
-        };
-        (found, true)
+        }
+        (self.walk(cluster, (app, prio, am), now, last), true)
     }
 
     /// K6: hands the queued tasks to nodes until the queue is empty or no

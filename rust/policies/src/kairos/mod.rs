@@ -51,10 +51,13 @@
 mod asks;
 mod config;
 pub mod dispatch;
+mod dormant;
 pub mod node;
 mod refresh;
 mod timers;
 
+#[cfg(test)]
+mod lazy_props;
 #[cfg(test)]
 mod props;
 #[cfg(test)]
@@ -65,7 +68,7 @@ pub use config::{Config, Starvation, TieBreak, PARAMS};
 use sojourn_core::{
     AppId, Cluster, ContainerId, ContainerState, Ctx, Decision, Event, NodeId, Params, Phase, Policy, Result, Time,
 };
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use crate::common::DemandIndex;
 
@@ -88,6 +91,9 @@ pub struct Task {
     pub preemptions: u32,
     /// It may not be preempted before this time (the starvation guard).
     pub protected_until: Time,
+    /// Its quantum ends can only start the next quantum until its node
+    /// changes, so no timer is set for them ([`dormant`]).
+    pub dormant: bool,
 }
 
 pub struct Kairos {
@@ -95,30 +101,38 @@ pub struct Kairos {
     /// Looked up at every quantum end and placement: hashed; never walked
     /// in its order, except by `sweep`, which sorts what it collects.
     pub(crate) tasks: IdMap<ContainerId, Task>,
-    /// Kairos tasks (not AMs) per node, running and suspended.
-    pub(crate) on_node: BTreeMap<NodeId, BTreeSet<ContainerId>>,
+    /// Kairos tasks (not AMs) per node, running and suspended, each node's
+    /// in id order. Hashed by node (looked up at every placement, suspension
+    /// and quantum end); walked in node order only by `describe`, which sorts.
+    pub(crate) on_node: IdMap<NodeId, BTreeSet<ContainerId>>,
     /// The central FIFO queue: jobs with outstanding asks by submission.
     queue: DemandIndex<(u64, u32)>,
     /// The queued jobs' outstanding asks by shape, for the dispatch rounds.
     asks: asks::AskIndex,
     /// Nodes below N + Q in dispatch order, and each one's key there.
     pub(crate) open: BTreeSet<dispatch::NodeKey>,
-    pub(crate) key_of: BTreeMap<NodeId, dispatch::NodeKey>,
+    pub(crate) key_of: IdMap<NodeId, dispatch::NodeKey>,
     /// When every node's figures were last refreshed (`None`: now due).
     pub(crate) stats_at: Option<Time>,
     /// The nodes the next refresh must read again.
     pub(crate) refresh: refresh::Refresh,
     /// Containers on nodes that are not Kairos tasks (AMs, recovered
     /// containers) and where they are: a node changes when one ends.
-    pub(crate) others: BTreeMap<ContainerId, NodeId>,
+    /// (Hashed: what `sweep` drops is touched in a set, in any order.)
+    pub(crate) others: IdMap<ContainerId, NodeId>,
     /// Each app's tasks, to forget them when the app goes.
-    of_app: BTreeMap<AppId, BTreeSet<ContainerId>>,
+    of_app: IdMap<AppId, BTreeSet<ContainerId>>,
     /// Nodes whose idle cores may serve a suspended task again (a resume
     /// was rejected).
     dirty: BTreeSet<NodeId>,
     pub(crate) timers: timers::QuantumTimers,
     /// Per node id, what was last read from it ([`node::NodeView`]).
     pub(crate) views: std::cell::RefCell<Vec<Option<node::NodeView>>>,
+    /// Whether tasks may be [`dormant`] (off only to test that against a
+    /// run that wakes for every quantum end).
+    pub(crate) lazy_quanta: bool,
+    /// How many dormant tasks each node holds (none: not there).
+    pub(crate) dormant_on: IdMap<NodeId, u32>,
 }
 
 pub(crate) fn fifo_key(a: &sojourn_core::App) -> (u64, u32) {
@@ -131,18 +145,20 @@ impl Kairos {
             cfg,
             #[allow(clippy::disallowed_types)]
             tasks: IdMap::default(),
-            on_node: BTreeMap::new(),
+            on_node: IdMap::default(),
             queue: DemandIndex::default(),
             asks: asks::AskIndex::default(),
             open: BTreeSet::new(),
-            key_of: BTreeMap::new(),
+            key_of: IdMap::default(),
             stats_at: None,
             refresh: refresh::Refresh::default(),
-            others: BTreeMap::new(),
-            of_app: BTreeMap::new(),
+            others: IdMap::default(),
+            of_app: IdMap::default(),
             dirty: BTreeSet::new(),
             timers: timers::QuantumTimers::default(),
             views: std::cell::RefCell::new(Vec::new()),
+            lazy_quanta: true,
+            dormant_on: IdMap::default(),
         }
     }
 
@@ -173,22 +189,23 @@ impl Kairos {
             suspended_since: None,
             preemptions: 0,
             protected_until: Time::ZERO,
+            dormant: false,
         };
-        // The quantum W ends (§3.3): the task may yield to a suspended one
-        // with less attained service.
-        self.timers.set(ctx.now, end, container);
         self.on_node.entry(node).or_default().insert(container);
         self.tasks.insert(container, task);
+        // The quantum W ends (§3.3): the task may yield to a suspended one
+        // with less attained service.
+        self.next_quantum(ctx, container);
         self.refresh.touch(node);
         self.forget_view(node);
         self.reindex(ctx, node);
     }
 
     /// Forgets a container; its node must be re-filed ([`Self::reindex`]).
-    pub(crate) fn untrack(&mut self, container: ContainerId) -> Option<Task> {
+    pub(crate) fn untrack(&mut self, ctx: &mut Ctx<'_>, container: ContainerId) -> Option<Task> {
+        self.end_dormancy(ctx, container);
         let task = self.tasks.remove(&container)?;
-        let tasks = &self.tasks;
-        self.timers.drop_forgotten(|c| tasks.contains_key(&c));
+        self.timers.drop_entries_of(container);
         self.refresh.touch(task.node);
         self.forget_view(task.node);
         if let Some(set) = self.of_app.get_mut(&task.app) {
@@ -208,7 +225,8 @@ impl Kairos {
 
     /// Drops what the mirror no longer has (after a node or an app went):
     /// only `app`'s containers if that is what went.
-    fn sweep(&mut self, cluster: &Cluster, app: Option<AppId>) {
+    fn sweep(&mut self, ctx: &mut Ctx<'_>, app: Option<AppId>) {
+        let cluster = ctx.cluster();
         let gone: Vec<ContainerId> = match app.map(|a| self.of_app.get(&a)) {
             Some(mine) => mine.into_iter().flatten().copied().filter(|c| cluster.container(*c).is_none()).collect(),
             None => {
@@ -219,8 +237,9 @@ impl Kairos {
             }
         };
         for c in gone {
-            self.untrack(c);
+            self.untrack(ctx, c);
         }
+        let cluster = ctx.cluster();
         let refresh = &mut self.refresh;
         self.others.retain(|c, node| {
             let kept = cluster.container(*c).is_some();
@@ -269,7 +288,7 @@ impl Policy for Kairos {
         self.asks.observe(ctx.cluster(), event, fifo_key);
         match event {
             Event::ContainerCompleted { container, .. } => {
-                if let Some(task) = self.untrack(*container) {
+                if let Some(task) = self.untrack(ctx, *container) {
                     // K3: a core freed; the least-served suspended task takes it.
                     self.fill_idle_cores(ctx, task.node);
                     self.reindex(ctx, task.node);
@@ -285,17 +304,21 @@ impl Policy for Kairos {
                 self.refresh.touch(*node);
             }
             Event::Rejected { decision: Decision::Allocate { container, node, .. }, .. } => {
-                self.untrack(*container);
+                self.untrack(ctx, *container);
                 self.others.remove(container);
                 self.refresh.touch(*node);
                 self.reindex(ctx, *node);
             }
             Event::Rejected { decision: Decision::Resume { container }, .. } => {
                 self.touch_node_of(ctx.cluster(), *container);
+                self.end_dormancy(ctx, *container);
                 if let Some(t) = self.tasks.get_mut(container) {
                     t.quantum_end = None;
                     t.suspended_since.get_or_insert(ctx.now);
-                    self.dirty.insert(t.node);
+                    let node = t.node;
+                    self.dirty.insert(node);
+                    // it waits to resume again: its node's quantum ends matter
+                    self.wake_dormant(ctx, node);
                 }
             }
             Event::Rejected { decision: Decision::Preempt { container, .. }, .. } => {
@@ -315,12 +338,12 @@ impl Policy for Kairos {
                 self.refresh.everything = true;
             }
             Event::NodeRemoved { .. } => {
-                self.sweep(ctx.cluster(), None);
+                self.sweep(ctx, None);
                 self.stats_at = None;
                 self.refresh.everything = true;
             }
             Event::AppRemoved { app } => {
-                self.sweep(ctx.cluster(), Some(*app));
+                self.sweep(ctx, Some(*app));
                 self.stats_at = None;
             }
             _ => {}
@@ -344,7 +367,8 @@ impl Policy for Kairos {
 
     fn on_wake(&mut self, ctx: &mut Ctx<'_>) {
         while let Some(c) = self.timers.pop_due(ctx.now) {
-            let due = self.tasks.get(&c).and_then(|t| t.quantum_end).is_some_and(|end| end <= ctx.now);
+            let due =
+                self.tasks.get(&c).filter(|t| !t.dormant).and_then(|t| t.quantum_end).is_some_and(|end| end <= ctx.now);
             if due && Self::is_running(ctx.cluster(), c) {
                 self.quantum_end(ctx, c);
             }
@@ -354,9 +378,10 @@ impl Policy for Kairos {
     }
 
     fn describe(&self, cluster: &Cluster, now: Time) -> serde_json::Value {
-        let nodes: Vec<serde_json::Value> = self
-            .on_node
-            .iter()
+        let mut by_node: Vec<(&NodeId, &BTreeSet<ContainerId>)> = self.on_node.iter().collect();
+        by_node.sort_unstable_by_key(|(n, _)| **n);
+        let nodes: Vec<serde_json::Value> = by_node
+            .into_iter()
             .map(|(n, set)| {
                 let running = set.iter().filter(|c| Self::is_running(cluster, **c)).count();
                 // Each task's attained service (§2, the quantity LAS orders

@@ -147,8 +147,8 @@ impl Kairos {
     }
 
     /// The first of [`Self::resume_order`], without ordering them all (every
-    /// quantum end asks).
-    fn next_to_resume(&self, cluster: &Cluster, node: NodeId, now: Time) -> Option<(bool, ContainerId)> {
+    /// quantum end asks), and its attained service.
+    fn next_to_resume(&self, cluster: &Cluster, node: NodeId, now: Time) -> Option<(bool, ContainerId, u64)> {
         let set = self.on_node.get(&node)?;
         let starve_ms = self.starvation_ms();
         // One read of each container (state and service), as resume_key
@@ -168,7 +168,7 @@ impl Kairos {
                 best = Some(key);
             }
         }
-        best.map(|(not_starving, _, _, c)| (!not_starving, c))
+        best.map(|(not_starving, _, service, c)| (!not_starving, c, service))
     }
 
     /// The waited-time threshold of the starvation guard, if it is on.
@@ -195,8 +195,11 @@ impl Kairos {
         if ctx.preempt(c, PreemptMode::Suspend).is_err() {
             return false;
         }
+        self.end_dormancy(ctx, c);
         if let Some(node) = ctx.cluster().container(c).map(|c| c.node) {
             self.refresh.touch(node);
+            // the node has a task to resume now
+            self.wake_dormant(ctx, node);
         }
         if let Some(t) = self.tasks.get_mut(&c) {
             t.quantum_end = None;
@@ -220,7 +223,6 @@ impl Kairos {
         if starving {
             ctx.metrics.count("starvation_resumes", 1);
         }
-        let mut len = self.cfg.quantum_ms;
         if starving {
             let until = ctx.now.plus(self.protect_ms());
             if let Some(t) = self.tasks.get_mut(&c) {
@@ -229,9 +231,10 @@ impl Kairos {
                 forget(&self.views, t.node);
                 self.refresh.touch(t.node);
             }
-            len = len.max(self.protect_ms());
+            self.start_quantum(ctx, c, self.cfg.quantum_ms.max(self.protect_ms()));
+        } else {
+            self.next_quantum(ctx, c);
         }
-        self.start_quantum(ctx, c, len);
         true
     }
 
@@ -354,11 +357,11 @@ impl Kairos {
         let mine = Self::service(ctx.cluster(), c, now);
         let next = self.next_to_resume(ctx.cluster(), task.node, now);
         let swap = match next {
-            Some((true, _)) => true,
-            Some((false, m)) => Self::service(ctx.cluster(), m, now) + self.cfg.hysteresis_ms <= mine,
+            Some((true, _, _)) => true,
+            Some((false, _, service)) => service + self.cfg.hysteresis_ms <= mine,
             None => false,
         };
-        if let (true, Some((starving, m))) = (swap, next) {
+        if let (true, Some((starving, m, _))) = (swap, next) {
             let fits = match (ctx.cluster().container(m), ctx.cluster().container(c), ctx.cluster().node(task.node)) {
                 (Some(mc), Some(cc), Some(n)) => {
                     let freed = cc.resources.saturating_sub(&cc.resources.held_while_suspended());
@@ -376,6 +379,10 @@ impl Kairos {
                 return;
             }
         }
-        self.start_quantum(ctx, c, self.cfg.quantum_ms);
+        match next {
+            // a task to resume is there: the next end may swap
+            Some(_) => self.start_quantum(ctx, c, self.cfg.quantum_ms),
+            None => self.next_quantum(ctx, c),
+        }
     }
 }

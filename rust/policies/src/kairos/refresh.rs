@@ -17,9 +17,10 @@
 //!   after it is touched and when a protection there ends.
 
 use super::dispatch::NodeKey;
+use crate::common::IdMap;
 use sojourn_core::{NodeId, Resources, Time};
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::collections::{BTreeSet, BinaryHeap};
 
 /// A moving node's key as read: its task count and each task's (attained
 /// service before the current spell, running since), in task id order.
@@ -45,16 +46,19 @@ pub(crate) struct Refresh {
     /// Nodes changed since they were last filed.
     touched: BTreeSet<NodeId>,
     /// Filed nodes whose key moves with time.
-    pub moving: BTreeMap<NodeId, Moving>,
+    pub moving: IdMap<NodeId, Moving>,
     /// Refreshes so far, and the time of the last one.
     pub epoch: u64,
     pub epoch_at: Time,
     /// Every moving node's key in the dispatch order is the one of the last
     /// refresh.
     pub materialized: bool,
+    /// The task counts whose moving nodes have their key of the last
+    /// refresh (a walk of the dispatch order files them level by level).
+    pub levels_done: BTreeSet<u32>,
     /// Open nodes by room, and each one's room there.
     by_room: BTreeSet<(Room, NodeId)>,
-    room_of: BTreeMap<NodeId, Room>,
+    room_of: IdMap<NodeId, Room>,
     /// Open nodes whose room must be read again, now or when a protection
     /// there ends.
     room_stale: Vec<NodeId>,
@@ -80,6 +84,7 @@ impl Refresh {
         self.epoch_at = now;
         // Every moving node was filed before this refresh.
         self.materialized = self.moving.is_empty();
+        self.levels_done.clear();
     }
 
     /// A full re-read starts: nothing is pending any more.

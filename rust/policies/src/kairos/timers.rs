@@ -35,6 +35,17 @@ impl QuantumTimers {
         }
     }
 
+    /// Drops the entries at the top that are `gone`'s, the container just
+    /// forgotten. Outside a wake-up the top is always a live container's
+    /// (only wake-ups pop, and they end with [`Self::drop_forgotten`]), so
+    /// after one container goes only its own entries can be dead there:
+    /// comparing ids spares a look-up of the top's container, once per task.
+    pub fn drop_entries_of(&mut self, gone: ContainerId) {
+        while self.heap.peek().is_some_and(|Reverse((_, c))| *c == gone) {
+            self.heap.pop();
+        }
+    }
+
     /// Drops the entries at the top whose container is no longer `live`.
     pub fn drop_forgotten(&mut self, live: impl Fn(ContainerId) -> bool) {
         while let Some(Reverse((_, c))) = self.heap.peek() {
