@@ -108,15 +108,23 @@ calibration() {
     "-p hfsp.use_ask_estimates=true -p hfsp.training_tasks=0"
   cal_row "C2, hfsp: KILL preemption" ":$C2" "$T --heartbeat-ms 3000" "-p hfsp.preemption=kill"
   echo
-  # CDFs of response time, fair and hfsp under C (TEST, seed 1), per bin.
+  # CDFs of response time, fair and hfsp under C (TEST, seed 1), per bin, with
+  # the thesis's medians (H1-H3 and Fair's) as rings.
   # shellcheck disable=SC2086
   $sojourn compare --workload "pigmix:test:$C" $testbed --classes name:bin1,bin2,bin3,bin4 --policies fair,hfsp \
+    --paper-point hfsp-thesis:fair:response:p50=45@bin2 --paper-point hfsp-thesis:hfsp:response:p50=31@bin2 \
+    --paper-point hfsp-thesis:fair:response:p50=290@bin3 --paper-point hfsp-thesis:hfsp:response:p50=98@bin3 \
+    --paper-point hfsp-thesis:fair:response:p50=2000@bin4 --paper-point hfsp-thesis:hfsp:response:p50=1000@bin4 \
     --baseline fair --report "$out/calibrated.html" >/dev/null
   echo "CDF plots: $out/calibrated.html/index.html"
   # The same under C2 with 3 s heartbeats (integration/results/hfsp-calibration-c2.html).
   # shellcheck disable=SC2086
   $sojourn compare --workload "pigmix:test:$C2" $testbed --heartbeat-ms 3000 --classes name:bin1,bin2,bin3,bin4 \
-    --policies fifo,fair,hfsp --baseline fair --report "$out/calibrated-c2.html" >/dev/null
+    --policies fifo,fair,hfsp --baseline fair --report "$out/calibrated-c2.html" \
+    --paper-point hfsp-thesis:fair:response:p50=45@bin2 --paper-point hfsp-thesis:hfsp:response:p50=31@bin2 \
+    --paper-point hfsp-thesis:fair:response:p50=290@bin3 --paper-point hfsp-thesis:hfsp:response:p50=98@bin3 \
+    --paper-point hfsp-thesis:fair:response:p50=2000@bin4 --paper-point hfsp-thesis:hfsp:response:p50=1000@bin4 \
+    >/dev/null
   echo "CDF plots under C2: $out/calibrated-c2.html/index.html"
 }
 

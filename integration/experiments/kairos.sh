@@ -157,10 +157,14 @@ calibration() {
   k_row "W=10 s" 40960 -p quantum_ms=10000
   k_row "W=100 s" 40960 -p quantum_ms=100000
   echo
-  # CDFs of response time for the three policies under C (seed 1).
+  # CDFs of response time for the three policies under C (seed 1), with the
+  # thesis's p50 and p99 of each (rings).
   # shellcheck disable=SC2086
   $sojourn compare --workload "$wl$C_WL:seed=1" --node-vcores 4 --classes none -q --no-wall-clock --nodes 30 \
-    --node-memory-mb 40960 --policies fifo,bigc,kairos $C_SIM --report "$out/calibrated.html" >/dev/null
+    --node-memory-mb 40960 --policies fifo,bigc,kairos $C_SIM --report "$out/calibrated.html" \
+    --paper-point kairos-thesis:fifo:response:p50=808,p99=2061 \
+    --paper-point kairos-thesis:bigc:response:p50=341,p99=3368 \
+    --paper-point kairos-thesis:kairos:response:p50=217,p99=1452 >/dev/null
   echo "CDF plots: $out/calibrated.html"
 }
 
