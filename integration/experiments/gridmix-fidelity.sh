@@ -6,6 +6,9 @@
 # cluster's settings, paired job by job with `sojourn fidelity`.
 #
 #   bash integration/experiments/gridmix-fidelity.sh      # a few seconds; no cluster needed
+#   bash integration/experiments/gridmix-fidelity.sh dag  # the PigMix DAG run instead (§5.3):
+#     the 14 jobs of integration/gridmix/results/pigmix-dag-dev-q10-4nm/dag.csv, read back by
+#     the simulator as a workload, paired with the real run by job name
 #
 # The real cluster's settings the simulator is given (GridmixRunner, compare.sh):
 #   4 NodeManagers of 2048 MB / 8 vcores; MR AMs of 512 MB; maps and reduces of 384 MB (the
@@ -29,6 +32,27 @@ target=${CARGO_TARGET_DIR:-$repo/target}
 mkdir -p "$out"
 cargo build -q --release -p sojourn-sim
 sojourn=$target/release/sojourn
+# The same cluster and policy settings for both runs.
+common=(--nodes 4 --node-memory-mb 2048 --node-vcores 8 --am-mb 512 --heartbeat-ms 1000 --am-heartbeat-ms 1000
+  --slowstart 0.05 -q --no-wall-clock)
+# shellcheck disable=SC2206
+common+=(${SIM_FLAGS:-})
+policies() { # workload, out dir
+  "$sojourn" simulate -w "$1" "${common[@]}" --policy hfsp -p preemption=wait -p training_tasks=5 \
+    -p tiny_threshold=5 -p map_slot_mb=512 -p reduce_slot_mb=512 --out "$2" >/dev/null
+  "$sojourn" simulate -w "$1" "${common[@]}" --policy fair --out "$2" >/dev/null
+  "$sojourn" simulate -w "$1" "${common[@]}" --policy capacity -p maximum_am_resource_percent=0.5 --out "$2" >/dev/null
+}
+if [ "${1:-}" = dag ]; then
+  # dag.csv is exactly what PigmixDagRunner ran: 384 MB SleepJob tasks (the reader's default).
+  real=$repo/integration/gridmix/results/pigmix-dag-dev-q10-4nm
+  policies "$real/dag.csv" "$out/sim-dag"
+  "$sojourn" fidelity --csv "$out/fidelity-dag.csv" \
+    "$out/sim-dag/jobs-hfsp.csv=$real/sojourn-hfsp" \
+    "$out/sim-dag/jobs-fair.csv=$real/sojourn-fair" \
+    "$out/sim-dag/jobs-capacity.csv=$real/capacity" | tee "$out/fidelity-dag.md"
+  exit 0
+fi
 real=$repo/integration/gridmix/results/swim20-4nm
 "$sojourn" to-sls "$traces/swim/FB-2009_samples_24_times_1hr_0.tsv:jobs=20" --compress 8 --nodes 4 \
   -o "$out/swim20.sls.json" >/dev/null
@@ -47,14 +71,7 @@ with open(src) as f, open(dst, "w") as g:
             t["container.duration.ms"] = min(t["container.duration.ms"], 5000) + launch
         g.write(json.dumps(job) + "\n")
 PY
-common=(-w "$out/swim20-384.sls.json" --nodes 4 --node-memory-mb 2048 --node-vcores 8
-  --am-mb 512 --heartbeat-ms 1000 --am-heartbeat-ms 1000 --slowstart 0.05 -q --no-wall-clock)
-# shellcheck disable=SC2206
-common+=(${SIM_FLAGS:-})
-"$sojourn" simulate "${common[@]}" --policy hfsp -p preemption=wait -p training_tasks=5 \
-  -p tiny_threshold=5 -p map_slot_mb=512 -p reduce_slot_mb=512 --out "$out/sim" >/dev/null
-"$sojourn" simulate "${common[@]}" --policy fair --out "$out/sim" >/dev/null
-"$sojourn" simulate "${common[@]}" --policy capacity -p maximum_am_resource_percent=0.5 --out "$out/sim" >/dev/null
+policies "$out/swim20-384.sls.json" "$out/sim"
 "$sojourn" fidelity --csv "$out/fidelity.csv" \
   "$out/sim/jobs-hfsp.csv=$real/sojourn-hfsp" \
   "$out/sim/jobs-fair.csv=$real/sojourn-fair" \

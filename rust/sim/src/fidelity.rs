@@ -24,6 +24,8 @@ use crate::workload::text::Lines;
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimJob {
     pub id: u64,
+    /// The job's name (empty when the CSV has no `name` column).
+    pub name: String,
     pub submit_s: f64,
     pub response_s: f64,
 }
@@ -41,6 +43,7 @@ fn sim_jobs<R: BufRead>(mut lines: Lines<R>) -> Result<Vec<SimJob>, SimError> {
         cols.iter().position(|c| *c == name).ok_or_else(|| lines.error(at, format!("no column {name:?} in the header")))
     };
     let (id, submit, response) = (col("id")?, col("submit_s")?, col("response_s")?);
+    let name = cols.iter().position(|c| *c == "name");
     let mut jobs = Vec::new();
     while let Some(row) = lines.next() {
         let (n, line) = row?;
@@ -50,7 +53,8 @@ fn sim_jobs<R: BufRead>(mut lines: Lines<R>) -> Result<Vec<SimJob>, SimError> {
             cell.parse::<f64>()
                 .map_err(|_| lines.error(n, format!("{:?} in column {:?} is not a number", cell, cols[c])))
         };
-        jobs.push(SimJob { id: num(id)? as u64, submit_s: num(submit)?, response_s: num(response)? });
+        let name = name.and_then(|c| cells.get(c)).map_or(String::new(), |s| s.trim().to_string());
+        jobs.push(SimJob { id: num(id)? as u64, name, submit_s: num(submit)?, response_s: num(response)? });
     }
     Ok(jobs)
 }
@@ -176,14 +180,40 @@ pub fn read_pair(spec: &str) -> Result<Fidelity, SimError> {
         }
         let mut ok: Vec<_> = run.succeeded().collect();
         ok.sort_by(|a, b| (a.submit_ms, &a.key).cmp(&(b.submit_ms, &b.key)));
-        let real = ok
+        let real: Vec<RealSide> = ok
             .into_iter()
             .filter_map(|j| j.response_s().map(|r| RealSide { key: j.key.clone(), response_s: r }))
             .collect();
-        return Fidelity::pair_ordered(&format!("sim {policy} vs real {real_name}"), "real", sim, real);
+        let label = format!("sim {policy} vs real {real_name}");
+        let real = by_sim_names(&sim, real);
+        return Fidelity::pair_ordered(&label, "real", sim, real);
     }
     let sls = read_sls_run(&real_name, dir)?;
     Fidelity::pair(&format!("sim {policy} vs SLS {real_name}"), sim, &sls)
+}
+
+/// `real` in the order of the simulator's jobs (submission order, as
+/// [`Fidelity::pair_ordered`] sorts them) when each simulated job's name is
+/// exactly one real job's: a job-DAG run's children are submitted when their
+/// parents finish, so the two runs' submission orders can differ. Otherwise
+/// `real` as given (GridMix and SLS runs name jobs by trace order).
+fn by_sim_names(sim: &[SimJob], real: Vec<RealSide>) -> Vec<RealSide> {
+    let mut order: Vec<&SimJob> = sim.iter().collect();
+    order.sort_by(|a, b| a.submit_s.total_cmp(&b.submit_s).then(a.id.cmp(&b.id)));
+    let mut by_name: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, r) in real.iter().enumerate() {
+        if by_name.insert(r.key.as_str(), i).is_some() {
+            return real; // a name twice: no pairing by name
+        }
+    }
+    let picks: Option<Vec<usize>> = order.iter().map(|j| by_name.get(j.name.as_str()).copied()).collect();
+    match picks {
+        Some(p) if p.len() == real.len() => {
+            let mut slots: Vec<Option<RealSide>> = real.into_iter().map(Some).collect();
+            p.into_iter().filter_map(|i| slots[i].take()).collect()
+        }
+        _ => real,
+    }
 }
 
 fn cell(x: Option<f64>) -> String {
@@ -302,7 +332,7 @@ mod tests {
     #[test]
     fn reads_the_simulators_job_table() {
         let jobs = parse_sim_jobs(SIM, "jobs-fifo.csv").unwrap();
-        assert_eq!(jobs[0], SimJob { id: 1, submit_s: 5.0, response_s: 20.0 });
+        assert_eq!(jobs[0], SimJob { id: 1, name: "b".into(), submit_s: 5.0, response_s: 20.0 });
         let e = parse_sim_jobs("id,submit_s\n", "f.csv").unwrap_err().to_string();
         assert!(e.contains("f.csv:1") && e.contains("response_s"), "{e}");
         let e = parse_sim_jobs("id,submit_s,response_s\n0,x,1\n", "f.csv").unwrap_err().to_string();
@@ -370,5 +400,25 @@ mod tests {
         let e = read_pair(&format!("{}={}", csv.display(), run.display())).unwrap_err().to_string();
         assert!(e.contains("the simulator finished 2 jobs and real 1"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A job-DAG run submits a child when its parents finish, so the real
+    /// submission order can differ from the simulator's: jobs pair by name
+    /// when every simulated job's name is exactly one real job's.
+    #[test]
+    fn dag_jobs_pair_by_name_when_names_match_one_to_one() {
+        let sim = |name: &str, id: u64, submit_s: f64| SimJob { id, name: name.into(), submit_s, response_s: 1.0 };
+        let real = |key: &str| RealSide { key: key.into(), response_s: 2.0 };
+        let sims = vec![sim("join", 2, 5.0), sim("left", 0, 0.0), sim("right", 1, 0.0)];
+        let got = by_sim_names(&sims, vec![real("right"), real("join"), real("left")]);
+        let keys: Vec<&str> = got.iter().map(|r| r.key.as_str()).collect();
+        assert_eq!(keys, ["left", "right", "join"], "the simulator's submission order, by name");
+        let f = Fidelity::pair_ordered("t", "real", sims.clone(), got).unwrap();
+        assert!(f.jobs.iter().all(|g| sims.iter().any(|s| s.id == g.sim_id && s.name == g.real_key)));
+        // A name the real run lacks, or one it has twice: the real order as given.
+        let as_given = by_sim_names(&sims, vec![real("right"), real("join"), real("other")]);
+        assert_eq!(as_given.iter().map(|r| r.key.as_str()).collect::<Vec<_>>(), ["right", "join", "other"]);
+        let twice = by_sim_names(&sims, vec![real("left"), real("left"), real("join")]);
+        assert_eq!(twice.iter().map(|r| r.key.as_str()).collect::<Vec<_>>(), ["left", "left", "join"]);
     }
 }

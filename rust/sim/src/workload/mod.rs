@@ -185,6 +185,7 @@ pub type JobStream = Box<dyn Iterator<Item = Result<JobSpec, WorkloadError>>>;
 // ------------------------------------------------------------------------
 // Readers, generators and the workload spec.
 
+pub mod dag_csv;
 pub mod eagle;
 pub mod estimate_error;
 pub mod job_mixes;

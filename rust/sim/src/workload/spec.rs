@@ -4,7 +4,7 @@
 
 use super::limits::Guarded;
 use super::{
-    eagle, kairos, pigmix_dag, rumen, sort_by_submit, swim, synthetic, text, JobSpec, JobStream, WorkloadError,
+    dag_csv, eagle, kairos, pigmix_dag, rumen, sort_by_submit, swim, synthetic, text, JobSpec, JobStream, WorkloadError,
 };
 use std::path::{Path, PathBuf};
 
@@ -18,6 +18,8 @@ pub enum Source {
     Rumen(PathBuf),
     /// SLS or Rumen, told apart by the first object when opened.
     Json(PathBuf),
+    /// The job-DAG CSV `sojourn export-dag` writes.
+    DagCsv(PathBuf, dag_csv::DagCsvOptions),
     Synthetic(synthetic::SyntheticOptions),
     GridMix(synthetic::GridMixOptions),
     PigMixDag(pigmix_dag::PigMixDagOptions),
@@ -40,7 +42,7 @@ pub struct WorkloadSpec {
     pub at_once: bool,
 }
 
-const FILE_KINDS: [&str; 6] = ["swim", "eagle", "kairos", "sls", "rumen", "json"];
+const FILE_KINDS: [&str; 7] = ["swim", "eagle", "kairos", "sls", "rumen", "json", "dag"];
 const GENERATORS: [&str; 6] = ["synthetic", "gridmix", "pigmix", "pigmix-dag", "sparrow", "kairos-draw"];
 
 impl WorkloadSpec {
@@ -74,6 +76,9 @@ impl WorkloadSpec {
     /// - `sparrow[:key=value]...`, the Sparrow motivation workload (keys
     ///   `jobs` (1000), `seed` (1), `interarrival_s` (50), `short_fraction`
     ///   (0.95)).
+    ///
+    /// A `.csv` file (or `dag:FILE`) is the job-DAG CSV `sojourn export-dag`
+    /// writes (key `task_mb` (384), see [`dag_csv`]).
     ///
     /// Files take `jobs=N` (keep the first N), `sort=true`, `at_once=true`
     /// (every job submitted at 0, as SLS 3.3 reads Rumen traces) and their
@@ -165,8 +170,9 @@ impl WorkloadSpec {
         let kind = match kind {
             "" => infer_kind(&path).ok_or_else(|| {
                 err(format!(
-                    "cannot tell the format of {}: name it .tsv (SWIM), .tr (Hawk/Eagle) or .json (SLS/Rumen), or \
-                     prefix the path with swim:, eagle:, kairos:, sls: or rumen:",
+                    "cannot tell the format of {}: name it .tsv (SWIM), .tr (Hawk/Eagle), .json (SLS/Rumen) or .csv \
+                     (job DAGs, as export-dag writes), or prefix the path with swim:, eagle:, kairos:, sls:, \
+                     rumen: or dag:",
                     path.display()
                 ))
             })?,
@@ -178,6 +184,7 @@ impl WorkloadSpec {
         let mut swim_o = swim::SwimOptions::default();
         let mut eagle_o = eagle::EagleOptions::default();
         let mut kairos_o = kairos::KairosOptions::default();
+        let mut dag_o = dag_csv::DagCsvOptions::default();
         let flag =
             |k: &str, v: &str| v.parse::<bool>().map_err(|_| err(format!("{k}: expected true or false, found {v:?}")));
         for (k, v) in opts {
@@ -190,6 +197,7 @@ impl WorkloadSpec {
                 (_, "swim") => swim_o.set(k, v).map_err(err)?,
                 (_, "eagle") => eagle_o.set(k, v).map_err(err)?,
                 (_, "kairos") => kairos_o.set(k, v).map_err(err)?,
+                (_, "dag") => dag_o.set(k, v).map_err(err)?,
                 _ => return Err(err(format!("unknown key {k:?} for a {kind} trace (known: jobs, sort, at_once)"))),
             }
         }
@@ -199,6 +207,7 @@ impl WorkloadSpec {
             "kairos" => Source::Kairos(path, kairos_o),
             "sls" => Source::Sls(path),
             "rumen" => Source::Rumen(path),
+            "dag" => Source::DagCsv(path, dag_o),
             _ => Source::Json(path),
         };
         Ok(WorkloadSpec { source, limit, sort, at_once })
@@ -212,6 +221,7 @@ impl WorkloadSpec {
             Source::Kairos(p, o) => Box::new(kairos::open(p, o.clone())?),
             Source::Sls(p) => Box::new(rumen::open_sls(p)?),
             Source::Rumen(p) => Box::new(rumen::open_rumen(p)?),
+            Source::DagCsv(p, o) => Box::new(dag_csv::open(p, o)?),
             Source::Json(p) => {
                 let file = p.display().to_string();
                 match rumen::sniff(text::open_file(p)?, &file)? {
@@ -256,6 +266,7 @@ fn infer_kind(path: &Path) -> Option<&'static str> {
         Some("tsv") => Some("swim"),
         Some("tr") => Some("eagle"),
         Some("json") => Some("json"),
+        Some("csv") => Some("dag"),
         _ if name.starts_with("generated_workload") => Some("kairos"),
         _ => None,
     }
