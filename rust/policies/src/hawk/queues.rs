@@ -4,7 +4,7 @@
 //! ([`super::srpt`]) where the configuration asks for them.
 
 use super::{srpt, Config, Entry, Hawk, Order, Pending, Pool, Req, Run};
-use sojourn_core::{Cluster, Ctx, NodeId, Phase, Refusal, Resources, Rng};
+use sojourn_core::{Cluster, Ctx, NodeId, Refusal, Resources, Rng};
 
 impl Hawk {
     /// How many AM containers (running or being fetched) `max_am_share`
@@ -194,12 +194,8 @@ impl Hawk {
             };
             let cluster = ctx.cluster();
             let (Some(ns), Some(n)) = (self.nodes.get(&node), cluster.node(node)) else { return };
-            let ask = Self::ask_of(cluster, ns.queue[at].req);
-            let am = ask.is_some_and(|a| a.ask.phase == Phase::Am);
-            let need = match ask {
-                Some(a) if a.outstanding > 0 => a.ask.capability,
-                _ => NO_TASK_HOLD,
-            };
+            let picked = &ns.queue[at];
+            let (need, am) = self.views.hold(picked.view, cluster, picked.req);
             if !need.fits_in(&n.capacity) {
                 // Only after an ask grew or a steal across node sizes: this
                 // node can never run it; the req is topped up elsewhere.
