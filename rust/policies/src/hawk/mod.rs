@@ -251,8 +251,6 @@ pub struct Entry {
     pub est_us: u64,
     /// When it reached its first node queue (µs).
     pub arrived_us: u64,
-    /// When it reached the head of a queue (µs).
-    pub head_us: u64,
     /// A short probe that waited behind a long task (Table 3.2).
     pub behind_long: bool,
     /// SRPT's bypass counter (µs): the estimates of the tasks started from
@@ -276,7 +274,6 @@ impl Entry {
             probe,
             est_us,
             arrived_us: 0,
-            head_us: 0,
             behind_long: false,
             bypass_us: 0,
             served: 0,
