@@ -11,7 +11,7 @@
 //! - the short partition holds no long task;
 //! - the same seed gives the same decisions.
 
-use super::views::{AskView, NO_VIEW};
+use super::views::{AskView, AskViews, NO_VIEW};
 use super::{srpt, Hawk};
 use crate::test_support::props::{self, Driver, Op, OpSpace, Setup};
 use proptest::prelude::*;
@@ -134,7 +134,8 @@ const SRPT_SETTINGS: &[(&str, &[(&str, &str)])] = &[
     ("dlwl_srpt", &[("heartbeat_s", "0.01"), ("network_delay_us", "0")]),
 ];
 
-/// After a step: every queued entry's ask view is the core's ask;
+/// After a step: every queued entry's ask view is the core's ask, and so
+/// is what a get-task for it would hold;
 /// selection through the views picks and purges, on every node and with
 /// the AM share full or not, what selection reading the core does; and a
 /// busy node whose selection `serve` skips would have purged and started
@@ -147,6 +148,15 @@ fn check_views(d: &Driver, name: &str, kv: &[(&str, &str)]) -> Result<(), TestCa
             if let Some(view) = h.views.kept(e.view) {
                 prop_assert_eq!(view, AskView::read(cluster, e.req), "{} {:?}: {:?} at {}", name, kv, e.req, node);
             }
+            prop_assert_eq!(
+                h.views.hold(e.view, cluster, e.req),
+                AskViews::hold_read(cluster, e.req),
+                "{} {:?}: the hold of {:?} at {}",
+                name,
+                kv,
+                e.req,
+                node
+            );
         }
         if h.selection_idle(cluster, node, false, 0) {
             prop_assert!(

@@ -4,7 +4,7 @@
 //! ([`super::srpt`]) where the configuration asks for them.
 
 use super::{srpt, Config, Entry, Hawk, Order, Pending, Pool, Req, Run};
-use sojourn_core::{Cluster, Ctx, NodeId, Phase, Refusal, Resources, Rng};
+use sojourn_core::{Cluster, Ctx, NodeId, Refusal, Resources, Rng};
 
 impl Hawk {
     /// How many AM containers (running or being fetched) `max_am_share`
@@ -194,12 +194,8 @@ impl Hawk {
             };
             let cluster = ctx.cluster();
             let (Some(ns), Some(n)) = (self.nodes.get(&node), cluster.node(node)) else { return };
-            let ask = Self::ask_of(cluster, ns.queue[at].req);
-            let am = ask.is_some_and(|a| a.ask.phase == Phase::Am);
-            let need = match ask {
-                Some(a) if a.outstanding > 0 => a.ask.capability,
-                _ => NO_TASK_HOLD,
-            };
+            let picked = &ns.queue[at];
+            let (need, am) = self.views.hold(picked.view, cluster, picked.req);
             if !need.fits_in(&n.capacity) {
                 // Only after an ask grew or a steal across node sizes: this
                 // node can never run it; the req is topped up elsewhere.
@@ -228,7 +224,7 @@ impl Hawk {
             }
             let gets_task = need != NO_TASK_HOLD;
             let Some(ns) = self.nodes.get_mut(&node) else { return };
-            let Some(mut e) = ns.queue.remove(at) else { return };
+            let Some(e) = ns.queue.remove(at) else { return };
             if e.long {
                 ns.queued_long = ns.queued_long.saturating_sub(1);
                 ns.no_dead_probes = false;
@@ -246,7 +242,6 @@ impl Hawk {
                 ns.ams += 1;
                 self.ams += 1;
             }
-            e.head_us = at_us;
             if self.cfg.delay_us == 0 {
                 // (inside the loop, not through `serve` again: no recursion)
                 if self.fetched(ctx, node, e, need, am, at, at_us) {
@@ -264,8 +259,9 @@ impl Hawk {
 
     /// The job's scheduler answers `node`'s get-task (H4 step 3): a task if
     /// it has one left, else nothing. With SBP (§2.4) a short probe that got
-    /// a task goes back where it was in the queue (`index`). Returns whether
-    /// the slot is free again at once (nothing was started).
+    /// a task goes back where it was in the queue (`index`). `at_us`: the
+    /// answer's arrival, a round trip (2d) after the get-task left. Returns
+    /// whether the slot is free again at once (nothing was started).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn fetched(
         &mut self,
@@ -325,7 +321,11 @@ impl Hawk {
                 if Self::ask_of(ctx.cluster(), e.req).is_some_and(|a| self.to_cover(a.outstanding) > live) {
                     self.refill.insert(e.req);
                 }
-                let wait_ms = e.head_us.saturating_sub(e.arrived_us) as f64 / 1000.0;
+                // it reached the head of the queue when its get-task left, one
+                // round trip ago (not kept in the entry: selection's scan reads
+                // every queued entry, and a smaller one costs it less memory)
+                let head_us = at_us.saturating_sub(2 * self.cfg.delay_us);
+                let wait_ms = head_us.saturating_sub(e.arrived_us) as f64 / 1000.0;
                 ctx.metrics.observe("queue_delay_ms", wait_ms);
                 if e.long {
                     ctx.metrics.count("long_tasks", 1);
