@@ -121,6 +121,8 @@ pub mod virtual_cluster;
 #[cfg(test)]
 mod order_props;
 #[cfg(test)]
+mod pool_props;
+#[cfg(test)]
 mod tests;
 
 pub use config::{Config, Preemption, PARAMS};
@@ -337,7 +339,7 @@ impl Hfsp {
 
     /// Remaining virtual size of a phase (slot-ms; 0 when tiny or late).
     pub fn virtual_size(&self, key: Key) -> f64 {
-        self.pools[key.1 as usize].phases.get(&key).map_or(0.0, |p| p.size())
+        self.pools[key.1 as usize].size_of(key).unwrap_or(0.0)
     }
 
     pub fn is_late(&self, key: Key) -> bool {
