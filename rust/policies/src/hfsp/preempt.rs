@@ -23,6 +23,7 @@
 //! rule of the module doc ([`resume_pass`]).
 
 use super::{CInfo, Hfsp, Key, Kind, Preemption};
+use crate::common::IdMap;
 use sojourn_core::{ContainerId, Ctx, NodeId, Phase, PreemptMode, Resources, Time};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -45,7 +46,8 @@ enum Filed {
 pub struct Index {
     running: BTreeMap<Key, BTreeSet<(Time, ContainerId)>>,
     suspended: BTreeMap<Key, BTreeSet<ContainerId>>,
-    filed: BTreeMap<ContainerId, Filed>,
+    /// Looked up only, never walked.
+    filed: IdMap<ContainerId, Filed>,
     /// Σ resources of the containers being killed.
     dying: Resources,
 }
@@ -95,12 +97,22 @@ impl Index {
         }
     }
 
+    /// Whether any container is suspended.
+    pub(crate) fn any_suspended(&self) -> bool {
+        !self.suspended.is_empty()
+    }
+
+    /// Whether a phase has a suspended container.
+    pub(crate) fn has_suspended(&self, key: Key) -> bool {
+        self.suspended.contains_key(&key)
+    }
+
     /// A phase's suspended containers on `node`.
     pub(crate) fn suspended_on(
         &self,
         key: Key,
         node: NodeId,
-        containers: &BTreeMap<ContainerId, CInfo>,
+        containers: &IdMap<ContainerId, CInfo>,
     ) -> Vec<ContainerId> {
         self.suspended
             .get(&key)
