@@ -50,7 +50,7 @@ impl Hfsp {
     /// Whether a phase has something a placement step could place: an
     /// outstanding ask or a suspended container (without either, the step
     /// places nothing and changes nothing).
-    fn may_place(&self, cluster: &Cluster, key: Key) -> bool {
+    pub(super) fn may_place(&self, cluster: &Cluster, key: Key) -> bool {
         self.index.has_suspended(key) || Self::pending(cluster, key).0 > 0
     }
 
@@ -245,14 +245,14 @@ impl Hfsp {
         }
         // Tiny phases outrank training (size 0).
         debug_assert_eq!(self.order(), self.order_by_full_sort(), "the order index went stale");
-        let mut order = self.order_walk();
+        let mut order = self.order_walk(Some(ctx.cluster()));
         let mut budget = self.size_based_budget(ctx.cluster());
         let mut quota = self.pool_room(ctx.cluster());
         // Tiny phases rank first (`rank`'s class 0), so they are the order's
         // head; the size-based pass below skips them anyway.
         let mut tiny: Vec<Key> = Vec::new();
-        while let Some((_, key)) = order.peek(self).filter(|(_, k)| self.phases[k].tiny) {
-            order.next(self);
+        while let Some((_, key)) = order.peek(self, ctx.cluster()).filter(|(_, k)| self.phases[k].tiny) {
+            order.next(self, ctx.cluster());
             tiny.push(key);
         }
         for key in tiny {
@@ -287,7 +287,7 @@ impl Hfsp {
         }
         // Late phases, then the size-based queue (step 2).
         while crate::common::node_has_room(ctx.cluster(), node) {
-            let Some((_, key)) = order.next(self) else { break };
+            let Some((_, key)) = order.next(self, ctx.cluster()) else { break };
             // Most phases in the order have every task placed (late ones
             // above all): skip them before the placement step's lookups.
             if self.phases.get(&key).is_some_and(|p| !p.tiny) && self.may_place(ctx.cluster(), key) {
