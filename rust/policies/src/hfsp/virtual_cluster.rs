@@ -354,7 +354,8 @@ impl<K: Ord + Copy> Pool<K> {
             .filter(|(_, p)| !p.tasks.is_empty())
             .map(|(k, p)| (p.tasks.len(), p.order, *k))
             .collect();
-        order.sort();
+        // Keys are unique, so an unstable sort gives the one order.
+        order.sort_unstable();
         for p in self.phases.values_mut() {
             p.running = 0;
         }
