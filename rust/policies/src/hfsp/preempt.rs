@@ -427,6 +427,9 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
         Preemption::Kill => PreemptMode::Kill,
         Preemption::Suspend => PreemptMode::Suspend,
     };
+    if ctx.cluster().pending_containers() == 0 {
+        return; // no demand (every demand below is of outstanding asks)
+    }
     let order = h.order();
     let cluster = ctx.cluster();
     // Containers being killed count as free: without them every call
