@@ -121,8 +121,11 @@ pub mod virtual_cluster;
 #[cfg(test)]
 mod order_props;
 #[cfg(test)]
+mod pool_props;
+#[cfg(test)]
 mod tests;
 
+use crate::common::IdMap;
 pub use config::{Config, Preemption, PARAMS};
 use sojourn_core::{
     AppId, Cluster, ContainerId, ContainerState, Ctx, Decision, Event, NodeId, Outcome, Params, Phase, Policy,
@@ -245,7 +248,8 @@ pub struct Hfsp {
     /// training candidates come from these, in the thesis's training order,
     /// not from the whole queue.
     pub(crate) in_training: BTreeSet<(u64, u64, Key)>,
-    pub(crate) containers: BTreeMap<ContainerId, CInfo>,
+    /// By id, for lookups only (`IdMap`: never walked where order counts).
+    pub(crate) containers: IdMap<ContainerId, CInfo>,
     pub(crate) pools: [Pool<Key>; 2],
     /// The containers preemption and resumption look at (preempt.rs).
     pub(crate) index: preempt::Index,
@@ -317,7 +321,7 @@ impl Hfsp {
             sampling: BTreeSet::new(),
             sample_ready: BTreeSet::new(),
             in_training: BTreeSet::new(),
-            containers: BTreeMap::new(),
+            containers: IdMap::default(),
             pools,
             index: preempt::Index::default(),
             order_index: order::OrderIndex::default(),
@@ -337,7 +341,7 @@ impl Hfsp {
 
     /// Remaining virtual size of a phase (slot-ms; 0 when tiny or late).
     pub fn virtual_size(&self, key: Key) -> f64 {
-        self.pools[key.1 as usize].phases.get(&key).map_or(0.0, |p| p.size())
+        self.pools[key.1 as usize].size_of(key).unwrap_or(0.0)
     }
 
     pub fn is_late(&self, key: Key) -> bool {
@@ -480,12 +484,13 @@ impl Policy for Hfsp {
                 self.changed_nodes.push(*node);
                 if let Event::NodeRemoved { node } = event {
                     // Its containers are gone from the mirror: finish them as lost.
-                    let lost: Vec<ContainerId> = self
+                    let mut lost: Vec<ContainerId> = self
                         .containers
                         .keys()
                         .copied()
                         .filter(|c| ctx.cluster().container(*c).is_none_or(|c| c.node == *node))
                         .collect();
+                    lost.sort_unstable();
                     for cid in lost {
                         self.on_completed(ctx, cid, Outcome::Lost);
                     }

@@ -30,24 +30,36 @@ pub(crate) struct OrderIndex {
 /// it starts (placing, resuming) changes a rank, except a late phase's live
 /// count under FSPE+PS, so then the moving ones are ranked at the start;
 /// either way the walk meets the order as it stood at its start.
+///
+/// A walk for placement leaves out the moving phases with nothing to place
+/// (no outstanding ask, nothing suspended), which a placement step would
+/// pass over anyway: on a cluster with room most phases have every task
+/// placed, and ranking them is most of a heartbeat's cost. A phase gains
+/// nothing to place during a scheduling opportunity, so leaving it out
+/// when the moving ranks are made is as good as passing over it later.
 pub(crate) struct OrderWalk {
     /// Where the walk is in the fixed ranks.
     next_fixed: usize,
     /// The moving ranks, best first, once ranked.
     moving: Option<Vec<(Rank, Key)>>,
     next_moving: usize,
+    /// Whether moving phases with nothing to place are left out.
+    placeable_only: bool,
 }
 
 impl OrderWalk {
     /// The next phase in the order, with its rank, without moving on.
-    pub(crate) fn peek(&mut self, h: &Hfsp) -> Option<(Rank, Key)> {
+    /// `cluster`: where a placement walk checks what phases can place (a
+    /// walk that leaves none out ignores it).
+    pub(crate) fn peek(&mut self, h: &Hfsp, cluster: &Cluster) -> Option<(Rank, Key)> {
         let fixed = h.order_index.fixed.get(self.next_fixed).copied();
         // Without FSPE+PS every moving rank is size-based (class 2), and no
         // fixed one is: the fixed ones all come first.
         if self.moving.is_none() && fixed.is_some() {
             return fixed;
         }
-        let moving = self.moving.get_or_insert_with(|| h.moving_ranked());
+        let placeable_in = self.placeable_only.then_some(cluster);
+        let moving = self.moving.get_or_insert_with(|| h.moving_ranked(placeable_in));
         match (fixed, moving.get(self.next_moving).copied()) {
             (Some(f), Some(m)) => Some(f.min(m)),
             (f, m) => f.or(m),
@@ -55,8 +67,8 @@ impl OrderWalk {
     }
 
     /// The next phase in the order, with its rank.
-    pub(crate) fn next(&mut self, h: &Hfsp) -> Option<(Rank, Key)> {
-        let entry = self.peek(h)?;
+    pub(crate) fn next(&mut self, h: &Hfsp, cluster: &Cluster) -> Option<(Rank, Key)> {
+        let entry = self.peek(h, cluster)?;
         if h.order_index.fixed.get(self.next_fixed) == Some(&entry) {
             self.next_fixed += 1;
         } else {
@@ -117,8 +129,9 @@ impl Hfsp {
         index
     }
 
-    /// The phases whose rank moves, ranked now, best first.
-    fn moving_ranked(&self) -> Vec<(Rank, Key)> {
+    /// The phases whose rank moves, ranked now, best first; with
+    /// `placeable_in`, only those with something to place there.
+    fn moving_ranked(&self, placeable_in: Option<&Cluster>) -> Vec<(Rank, Key)> {
         let index = &self.order_index;
         // Projected finish times only when some phase is ranked by them.
         let finish = (self.cfg.order_by_finish && !index.moving.is_empty())
@@ -126,6 +139,7 @@ impl Hfsp {
         let mut v: Vec<(Rank, Key)> = index
             .moving
             .iter()
+            .filter(|k| placeable_in.is_none_or(|c| self.may_place(c, **k)))
             .filter_map(|k| {
                 let p = self.phases.get(k)?;
                 Some((self.rank(*k, p, self.pools[k.1 as usize].phases.get(k), finish.as_ref()), *k))
@@ -136,16 +150,22 @@ impl Hfsp {
         v
     }
 
-    /// A walk over the order from its best phase.
-    pub(crate) fn order_walk(&self) -> OrderWalk {
-        OrderWalk { next_fixed: 0, moving: self.cfg.late_ps.then(|| self.moving_ranked()), next_moving: 0 }
+    /// A walk over the order from its best phase; with `placeable_in`, a
+    /// placement walk there (see [`OrderWalk`]).
+    pub(crate) fn order_walk(&self, placeable_in: Option<&Cluster>) -> OrderWalk {
+        OrderWalk {
+            next_fixed: 0,
+            moving: self.cfg.late_ps.then(|| self.moving_ranked(placeable_in)),
+            next_moving: 0,
+            placeable_only: placeable_in.is_some(),
+        }
     }
 
     /// Phases not really done, best first.
     pub fn order(&self) -> Vec<Key> {
         let mut out = Vec::with_capacity(self.order_index.fixed.len() + self.order_index.moving.len());
         let mut fixed = self.order_index.fixed.iter().peekable();
-        let mut moving = self.moving_ranked().into_iter().peekable();
+        let mut moving = self.moving_ranked(None).into_iter().peekable();
         loop {
             let take_fixed = match (fixed.peek(), moving.peek()) {
                 (Some(f), Some(m)) => *f < m,

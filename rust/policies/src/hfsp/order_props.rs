@@ -3,11 +3,13 @@
 //! the virtual cluster, so phases turn late and leave), the index is the
 //! one filed afresh from every phase, and the order read from it, and the
 //! walk a scheduling opportunity takes over it, are always the order a full
-//! re-sort of every phase gives.
+//! re-sort of every phase gives; a placement walk's, the same without
+//! some phases that have nothing to place.
 
 use super::Hfsp;
 use crate::test_support::props::{self, OpSpace, Setup};
 use proptest::prelude::*;
+use sojourn_core::Cluster;
 use std::collections::BTreeMap;
 
 /// Tiny, training, late (FSPE and FSPE+PS), sized and size-based phases,
@@ -26,16 +28,23 @@ const SETTINGS: &[&[(&str, &str)]] = &[
 /// and AM asks in the mix, time in steps up to 3 s.
 const MIX: OpSpace = OpSpace { weights: [3, 6, 2, 3, 3, 1, 1, 3], am: true, max_advance_ms: 3000, ..OpSpace::BASIC };
 
-fn check(h: &Hfsp, kv: &[(&str, &str)]) -> Result<(), TestCaseError> {
+fn check(h: &Hfsp, cluster: &Cluster, kv: &[(&str, &str)]) -> Result<(), TestCaseError> {
     prop_assert_eq!(&h.order_index, &h.order_index_from_scratch(), "{:?}: a phase is filed stale", kv);
     let resorted = h.order_by_full_sort();
     prop_assert_eq!(&h.order(), &resorted, "{:?}: the index's order is not the full re-sort", kv);
-    let mut walk = h.order_walk();
-    let mut walked = Vec::new();
-    while let Some((_, key)) = walk.next(h) {
-        walked.push(key);
-    }
-    prop_assert_eq!(&walked, &resorted, "{:?}: a scheduling opportunity walks another order", kv);
+    let walk_all = |placeable_in: Option<&Cluster>| {
+        let mut walk = h.order_walk(placeable_in);
+        let mut walked = Vec::new();
+        while let Some((_, key)) = walk.next(h, cluster) {
+            walked.push(key);
+        }
+        walked
+    };
+    prop_assert_eq!(&walk_all(None), &resorted, "{:?}: a scheduling opportunity walks another order", kv);
+    // A placement walk leaves phases out, never the ones that can place.
+    let placeable: Vec<_> = resorted.iter().copied().filter(|k| h.may_place(cluster, *k)).collect();
+    let placement_walk: Vec<_> = walk_all(Some(cluster)).into_iter().filter(|k| h.may_place(cluster, *k)).collect();
+    prop_assert_eq!(&placement_walk, &placeable, "{:?}: a placement walk passes over phases that can place", kv);
     Ok(())
 }
 
@@ -49,7 +58,7 @@ proptest! {
             let policy = crate::build("hfsp", &given).expect("valid parameters");
             let setup = Setup { unit: true, seed, ..Setup::default() };
             props::run("hfsp", policy, &setup, &nodes, &ops, |d, _| {
-                check(d.harness().policy_as::<Hfsp>().expect("hfsp"), kv)
+                check(d.harness().policy_as::<Hfsp>().expect("hfsp"), d.cluster(), kv)
             })?;
         }
     }

@@ -33,6 +33,7 @@ impl Hfsp {
                         p.locality_wait = None; // nothing waits for locality
                     }
                     if revived {
+                        self.pools[kind as usize].set_lagging(key, false);
                         self.refile(key);
                     }
                 }
@@ -207,6 +208,9 @@ impl Hfsp {
         if virtually_done {
             self.pools[k].remove(key);
             self.phases.remove(&key);
+        } else {
+            // Nothing ranks it any more: only its completion matters.
+            self.pools[k].set_lagging(key, true);
         }
         self.refile(key);
     }

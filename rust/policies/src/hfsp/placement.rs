@@ -47,6 +47,13 @@ impl Hfsp {
         Room([0, 1].map(|k| (waiting[1 - k] > 0).then(|| (self.pools[k].slots as u32).saturating_sub(used[k]))))
     }
 
+    /// Whether a phase has something a placement step could place: an
+    /// outstanding ask or a suspended container (without either, the step
+    /// places nothing and changes nothing).
+    pub(super) fn may_place(&self, cluster: &Cluster, key: Key) -> bool {
+        self.index.has_suspended(key) || Self::pending(cluster, key).0 > 0
+    }
+
     pub(super) fn place_one_here(&mut self, ctx: &mut Ctx<'_>, key: Key, node: NodeId) -> bool {
         for cid in self.index.suspended_on(key, node, &self.containers) {
             if ctx.resume(cid).is_ok() {
@@ -225,24 +232,27 @@ impl Hfsp {
         for (_, app, prio) in ams {
             while ctx.cluster().can_allocate(app, prio, node).is_ok() && ctx.allocate(app, prio, node).is_ok() {}
         }
-        if !crate::common::node_has_room(ctx.cluster(), node) {
+        let nothing_waits = ctx.cluster().pending_containers() == 0 && !self.index.any_suspended();
+        if nothing_waits || !crate::common::node_has_room(ctx.cluster(), node) {
             // Nothing below can place on a full node (each placement step
-            // checks for room first, without side effects), so the order,
-            // which sorts every phase, is not worked out; suspended work
-            // may still resume on the node's free vcores.
+            // checks for room first, without side effects), nor anywhere
+            // when no ask is outstanding and nothing is suspended (a step
+            // then finds nothing to place, without side effects), so the
+            // order, which ranks phases, is not walked; suspended work may
+            // still resume on the node's free vcores.
             preempt::resume_pass(self, ctx, Some(node));
             return;
         }
         // Tiny phases outrank training (size 0).
         debug_assert_eq!(self.order(), self.order_by_full_sort(), "the order index went stale");
-        let mut order = self.order_walk();
+        let mut order = self.order_walk(Some(ctx.cluster()));
         let mut budget = self.size_based_budget(ctx.cluster());
         let mut quota = self.pool_room(ctx.cluster());
         // Tiny phases rank first (`rank`'s class 0), so they are the order's
         // head; the size-based pass below skips them anyway.
         let mut tiny: Vec<Key> = Vec::new();
-        while let Some((_, key)) = order.peek(self).filter(|(_, k)| self.phases[k].tiny) {
-            order.next(self);
+        while let Some((_, key)) = order.peek(self, ctx.cluster()).filter(|(_, k)| self.phases[k].tiny) {
+            order.next(self, ctx.cluster());
             tiny.push(key);
         }
         for key in tiny {
@@ -277,8 +287,10 @@ impl Hfsp {
         }
         // Late phases, then the size-based queue (step 2).
         while crate::common::node_has_room(ctx.cluster(), node) {
-            let Some((_, key)) = order.next(self) else { break };
-            if self.phases.get(&key).is_some_and(|p| !p.tiny) {
+            let Some((_, key)) = order.next(self, ctx.cluster()) else { break };
+            // Most phases in the order have every task placed (late ones
+            // above all): skip them before the placement step's lookups.
+            if self.phases.get(&key).is_some_and(|p| !p.tiny) && self.may_place(ctx.cluster(), key) {
                 self.fill(ctx, key, node, &mut budget, &mut quota);
             }
         }

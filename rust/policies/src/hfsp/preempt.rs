@@ -23,6 +23,7 @@
 //! rule of the module doc ([`resume_pass`]).
 
 use super::{CInfo, Hfsp, Key, Kind, Preemption};
+use crate::common::IdMap;
 use sojourn_core::{ContainerId, Ctx, NodeId, Phase, PreemptMode, Resources, Time};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -45,7 +46,8 @@ enum Filed {
 pub struct Index {
     running: BTreeMap<Key, BTreeSet<(Time, ContainerId)>>,
     suspended: BTreeMap<Key, BTreeSet<ContainerId>>,
-    filed: BTreeMap<ContainerId, Filed>,
+    /// Looked up only, never walked.
+    filed: IdMap<ContainerId, Filed>,
     /// Σ resources of the containers being killed.
     dying: Resources,
 }
@@ -95,12 +97,22 @@ impl Index {
         }
     }
 
+    /// Whether any container is suspended.
+    pub(crate) fn any_suspended(&self) -> bool {
+        !self.suspended.is_empty()
+    }
+
+    /// Whether a phase has a suspended container.
+    pub(crate) fn has_suspended(&self, key: Key) -> bool {
+        self.suspended.contains_key(&key)
+    }
+
     /// A phase's suspended containers on `node`.
     pub(crate) fn suspended_on(
         &self,
         key: Key,
         node: NodeId,
-        containers: &BTreeMap<ContainerId, CInfo>,
+        containers: &IdMap<ContainerId, CInfo>,
     ) -> Vec<ContainerId> {
         self.suspended
             .get(&key)
@@ -145,22 +157,32 @@ fn fits(r: &Resources, cap: &Resources) -> u64 {
 /// maps with `preempt_maps=false`; only running ones past `min_run_ms`,
 /// not training tasks, not being killed, not already taken.
 fn eligible(h: &Hfsp, now: Time, key: Key, taken: &BTreeSet<ContainerId>) -> Vec<(Time, ContainerId)> {
-    let Some(p) = h.phases.get(&key) else { return Vec::new() };
-    if p.tiny || p.training || h.is_late(key) || (!h.cfg.preempt_maps && key.1 == Kind::Map) {
+    if !may_give(h, key) {
         return Vec::new();
     }
-    // At least 1 ms: a task resumed at this instant is never suspended
-    // again at the same instant (no livelock when the waiting demand
-    // cannot use the freed room after all).
-    let min_run = h.cfg.min_run_ms.max(1);
     h.index
         .running
         .get(&key)
         .into_iter()
         .flat_map(|set| set.iter().rev())
-        .filter(|(since, c)| now.since(*since) >= min_run && !taken.contains(c))
+        .filter(|(since, c)| may_take(h, now, *since, *c, taken))
         .copied()
         .collect()
+}
+
+/// Whether a phase's containers may be victims at all (see [`eligible`]).
+fn may_give(h: &Hfsp, key: Key) -> bool {
+    h.phases
+        .get(&key)
+        .is_some_and(|p| !(p.tiny || p.training || h.is_late(key) || (!h.cfg.preempt_maps && key.1 == Kind::Map)))
+}
+
+/// Whether a running container (of a phase that may give) may be a victim.
+fn may_take(h: &Hfsp, now: Time, since: Time, c: ContainerId, taken: &BTreeSet<ContainerId>) -> bool {
+    // At least 1 ms: a task resumed at this instant is never suspended
+    // again at the same instant (no livelock when the waiting demand
+    // cannot use the freed room after all).
+    now.since(since) >= h.cfg.min_run_ms.max(1) && !taken.contains(&c)
 }
 
 /// The victim candidates of one preemption pass, worst first (the
@@ -168,9 +190,17 @@ fn eligible(h: &Hfsp, now: Time, key: Key, taken: &BTreeSet<ContainerId>) -> Vec
 /// their phase's position in the order, listed lazily as far as the
 /// demands reach and shared by all of them: a demand at position `pos`
 /// takes from the front of the list down to the phases at `pos`.
+///
+/// A phase's containers are listed one at a time as demands reach them
+/// (a phase may run thousands while a demand wants a few). A container
+/// taken before it is listed is left out rather than listed dead: either
+/// way no demand takes it, and the positions behind it are no higher.
 struct Candidates {
     /// Phases `order[..next]` are not listed yet.
     next: usize,
+    /// The phase being listed (its position), and the last container
+    /// listed from it (youngest first, so the next is older).
+    current: Option<(usize, Option<(Time, ContainerId)>)>,
     list: Vec<(usize, ContainerId)>,
     /// Taken, or of no use to any later demand in this pass.
     dead: Vec<bool>,
@@ -187,14 +217,47 @@ impl Candidates {
         taken: &BTreeSet<ContainerId>,
         i: usize,
     ) -> Option<(usize, ContainerId)> {
-        while self.list.len() <= i && self.next > 0 {
-            self.next -= 1;
-            for (_, c) in eligible(h, now, order[self.next], taken) {
-                self.list.push((self.next, c));
-                self.dead.push(false);
-            }
+        while self.list.len() <= i {
+            let Some(c) = self.next_candidate(h, now, order, taken) else { break };
+            self.list.push(c);
+            self.dead.push(false);
         }
         self.list.get(i).copied()
+    }
+
+    /// The next victim candidate: the next eligible container of the phase
+    /// being listed, else of the next phase up the order.
+    fn next_candidate(
+        &mut self,
+        h: &Hfsp,
+        now: Time,
+        order: &[Key],
+        taken: &BTreeSet<ContainerId>,
+    ) -> Option<(usize, ContainerId)> {
+        loop {
+            if let Some((pos, last)) = self.current {
+                if let Some(set) = h.index.running.get(&order[pos]) {
+                    let older = match last {
+                        Some(l) => set.range(..l),
+                        None => set.range(..),
+                    };
+                    for &(since, c) in older.rev() {
+                        if may_take(h, now, since, c, taken) {
+                            self.current = Some((pos, Some((since, c))));
+                            return Some((pos, c));
+                        }
+                    }
+                }
+                self.current = None;
+            }
+            if self.next == 0 {
+                return None;
+            }
+            self.next -= 1;
+            if may_give(h, order[self.next]) {
+                self.current = Some((self.next, None));
+            }
+        }
     }
 
     fn kill(&mut self, i: usize) {
@@ -364,6 +427,9 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
         Preemption::Kill => PreemptMode::Kill,
         Preemption::Suspend => PreemptMode::Suspend,
     };
+    if ctx.cluster().pending_containers() == 0 {
+        return; // no demand (every demand below is of outstanding asks)
+    }
     let order = h.order();
     let cluster = ctx.cluster();
     // Containers being killed count as free: without them every call
@@ -417,7 +483,7 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
             }
         }
     }
-    let mut cands = Candidates { next: order.len(), list: Vec::new(), dead: Vec::new(), start: 0 };
+    let mut cands = Candidates { next: order.len(), current: None, list: Vec::new(), dead: Vec::new(), start: 0 };
     // Demands that ran out of candidates, as (position, size, type): a
     // later demand no higher and no smaller of the same type would too.
     let mut exhausted: Vec<(usize, Resources, usize)> = Vec::new();

@@ -63,6 +63,12 @@ impl Tasks {
         self.runs.len()
     }
 
+    /// The runs, (work, tasks) in task-id order.
+    #[cfg(test)]
+    pub(crate) fn run_list(&self) -> &[(f64, u64)] {
+        &self.runs
+    }
+
     /// Total remaining work (slot-ms).
     pub fn sum(&self) -> f64 {
         self.runs.iter().map(|(w, c)| w * *c as f64).sum()
@@ -97,54 +103,71 @@ impl Tasks {
     /// `min_of_first(r)` afterwards when none finished.
     ///
     /// Called for every running phase at every step of the virtual clock,
-    /// so it rewrites only the runs it touches, in `scratch` (a buffer the
-    /// pool keeps), then the first untouched run if it merges with them;
-    /// the runs after that are already merged.
-    fn advance_first(&mut self, r: usize, step: f64, scratch: &mut Vec<(f64, u64)>) -> (bool, f64) {
+    /// so it rewrites the runs it touches in place (a run's successors are
+    /// written at or before where it was read, as a step never makes more
+    /// runs of one), then adds the straddling run's waiting part and merges
+    /// the first untouched run if it has the same work; the runs after that
+    /// are already merged.
+    pub(crate) fn advance_first(&mut self, r: usize, step: f64) -> (bool, f64) {
+        let runs = &mut self.runs;
         let mut left = r as u64;
         let mut any = false;
         let mut least = f64::INFINITY;
-        scratch.clear();
-        let mut touched = 0;
-        while left > 0 && touched < self.runs.len() {
-            let (w, c) = self.runs[touched];
-            touched += 1;
+        // runs[..written] are the stepped runs, runs[read..] the untouched.
+        let (mut read, mut written) = (0, 0);
+        let mut waiting_part = None;
+        while left > 0 && read < runs.len() {
+            let (w, c) = runs[read];
+            read += 1;
             let ran = c.min(left);
             left -= ran;
-            let mut rest = w - step;
-            if rest <= 1e-9 {
-                rest = 0.0;
-                any = true;
-            }
-            if rest > 0.0 {
-                push_run(scratch, rest, ran);
+            let rest = w - step;
+            if rest > 1e-9 {
                 least = least.min(rest);
+                if written > 0 && runs[written - 1].0 == rest {
+                    runs[written - 1].1 += ran;
+                } else {
+                    runs[written] = (rest, ran);
+                    written += 1;
+                }
             } else {
+                any |= rest <= 1e-9;
                 self.count -= ran;
             }
             if c > ran {
-                push_run(scratch, w, c - ran);
+                waiting_part = Some((w, c - ran)); // the last run touched
             }
         }
-        if let (Some(last), Some(&(w, c))) = (scratch.last_mut(), self.runs.get(touched)) {
-            if last.0 == w {
-                last.1 += c;
-                touched += 1;
+        if let Some((w, n)) = waiting_part {
+            if let Some((lw, lc)) = written.checked_sub(1).map(|i| &mut runs[i]) {
+                if *lw == w {
+                    *lc += n;
+                    waiting_part = None;
+                }
             }
         }
-        if scratch.len() == touched {
-            self.runs[..touched].copy_from_slice(scratch);
-        } else {
-            self.runs.splice(..touched, scratch.drain(..));
+        if let Some(&(w, c)) = runs.get(read) {
+            let last = match waiting_part.as_mut() {
+                Some(part) => Some(part),
+                None => written.checked_sub(1).map(|i| &mut runs[i]),
+            };
+            if let Some((_, lc)) = last.filter(|(lw, _)| *lw == w) {
+                *lc += c;
+                read += 1;
+            }
+        }
+        match waiting_part {
+            Some(part) if written == read => runs.insert(written, part),
+            Some(part) => {
+                runs[written] = part;
+                runs.drain(written + 1..read);
+            }
+            None if written < read => {
+                runs.drain(written..read);
+            }
+            None => {}
         }
         (any, least)
-    }
-}
-
-fn push_run(runs: &mut Vec<(f64, u64)>, work: f64, n: u64) {
-    match runs.last_mut() {
-        Some((w, c)) if *w == work => *c += n,
-        _ => runs.push((work, n)),
     }
 }
 
@@ -169,6 +192,9 @@ pub struct VPhase {
     pub order: u64,
     /// Set when the last virtual task completes.
     pub finish_seq: Option<u64>,
+    /// Stepped only when the pool must (see [`Pool::set_lagging`]): its
+    /// `tasks` may miss the pool's `lag`.
+    pub lagging: bool,
 }
 
 impl VPhase {
@@ -191,8 +217,14 @@ pub struct Pool<K: Ord + Copy> {
     /// phases or slots (each goes through `allocate`): the next `advance`
     /// starts from it rather than scanning every phase again.
     next: Option<Option<f64>>,
-    /// `advance`'s buffer for the runs it rewrites.
-    scratch: Vec<(f64, u64)>,
+    /// The steps of the virtual clock the lagging phases have not taken
+    /// yet; none of them completes a lagging phase's task.
+    lag: Vec<f64>,
+    /// The least work left among the lagging phases' running tasks, as
+    /// stepping them at every step would leave it (infinite if none runs).
+    /// Rounding is monotone, so the least of them minus a step is the least
+    /// of each minus that step: one subtraction per step stands for all.
+    lagging_least: f64,
 }
 
 impl<K: Ord + Copy> Pool<K> {
@@ -203,13 +235,14 @@ impl<K: Ord + Copy> Pool<K> {
             finish_counter: 0,
             remainders_by_submission: false,
             next: None,
-            scratch: Vec::new(),
+            lag: Vec::new(),
+            lagging_least: f64::INFINITY,
         }
     }
 
     /// Adds a phase with these virtual tasks (none: virtually done at once).
     pub fn insert(&mut self, key: K, order: u64, tasks: Tasks) {
-        let mut p = VPhase { tasks, running: 0, order, finish_seq: None };
+        let mut p = VPhase { tasks, running: 0, order, finish_seq: None, lagging: false };
         if p.tasks.is_empty() {
             self.finish_counter += 1;
             p.finish_seq = Some(self.finish_counter);
@@ -220,6 +253,7 @@ impl<K: Ord + Copy> Pool<K> {
 
     /// Replaces a phase's virtual tasks (the S_i → S_f update), then reallocates.
     pub fn replace_tasks(&mut self, key: K, tasks: Tasks) {
+        self.catch_up(); // the new tasks start from now
         if let Some(p) = self.phases.get_mut(&key) {
             if p.finish_seq.is_some() {
                 return; // virtually done already: stays done
@@ -246,16 +280,82 @@ impl<K: Ord + Copy> Pool<K> {
         }
     }
 
+    /// Whether a phase is stepped only when the pool must: when one of its
+    /// tasks completes, when the slots are reallocated, or when its size is
+    /// read through [`Pool::size_of`]. For phases whose size nobody reads at
+    /// every event (HFSP's phases really done but not virtually done), so a
+    /// step of the virtual clock costs one subtraction for all of them. The
+    /// outcome is the same as stepping them at every step, bit for bit.
+    pub fn set_lagging(&mut self, key: K, lagging: bool) {
+        if self.phases.get(&key).is_none_or(|p| p.lagging == lagging) {
+            return;
+        }
+        // All lagging phases miss the same steps.
+        self.catch_up();
+        if let Some(p) = self.phases.get_mut(&key) {
+            p.lagging = lagging;
+        }
+        self.lagging_least = self.least_of_lagging();
+    }
+
+    /// The least work left among the lagging phases' running tasks, from
+    /// their tasks (which must be up to date).
+    fn least_of_lagging(&self) -> f64 {
+        self.phases
+            .values()
+            .filter(|p| p.lagging)
+            .filter_map(|p| p.tasks.min_of_first(p.running))
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// Steps the lagging phases through the `lag` (no task of theirs
+    /// completes there).
+    fn catch_up(&mut self) {
+        if self.lag.is_empty() {
+            return;
+        }
+        for p in self.phases.values_mut().filter(|p| p.lagging && p.running > 0) {
+            for step in &self.lag {
+                p.tasks.advance_first(p.running, *step);
+            }
+        }
+        self.lag.clear();
+    }
+
+    /// Remaining virtual size V of a phase (slot-ms), lagging or not.
+    pub fn size_of(&self, key: K) -> Option<f64> {
+        let p = self.phases.get(&key)?;
+        if !p.lagging || self.lag.is_empty() || p.running == 0 {
+            return Some(p.size());
+        }
+        self.tasks_of(key).map(|t| t.sum())
+    }
+
+    /// A phase's virtual tasks as of now, lagging or not.
+    pub fn tasks_of(&self, key: K) -> Option<Tasks> {
+        let p = self.phases.get(&key)?;
+        let mut tasks = p.tasks.clone();
+        if p.lagging && p.running > 0 {
+            for step in &self.lag {
+                tasks.advance_first(p.running, *step);
+            }
+        }
+        Some(tasks)
+    }
+
     /// A1: max-min round-robin of the slots over the unfinished phases.
     pub fn allocate(&mut self) {
         self.next = None;
+        // The lagging phases' tasks must be current before slots move.
+        self.catch_up();
         let mut order: Vec<(u64, u64, K)> = self
             .phases
             .iter()
             .filter(|(_, p)| !p.tasks.is_empty())
             .map(|(k, p)| (p.tasks.len(), p.order, *k))
             .collect();
-        order.sort();
+        // Keys are unique, so an unstable sort gives the one order.
+        order.sort_unstable();
         for p in self.phases.values_mut() {
             p.running = 0;
         }
@@ -287,11 +387,13 @@ impl<K: Ord + Copy> Pool<K> {
                 p.running = g.min(usize::try_from(p.tasks.len()).unwrap_or(usize::MAX));
             }
         }
+        self.lagging_least = self.least_of_lagging();
     }
 
     /// Slot-ms until the next virtual task completion, if any task runs.
     pub fn next_completion(&self) -> Option<f64> {
-        self.phases.values().filter_map(|p| p.tasks.min_of_first(p.running)).min_by(f64::total_cmp)
+        let stepped = self.phases.values().filter(|p| !p.lagging).filter_map(|p| p.tasks.min_of_first(p.running));
+        stepped.chain(self.lagging_least.is_finite().then_some(self.lagging_least)).min_by(f64::total_cmp)
     }
 
     /// When each unfinished phase would finish virtually if no phase came
@@ -327,20 +429,40 @@ impl<K: Ord + Copy> Pool<K> {
             // Without a completion every phase keeps its running tasks, so
             // the least of them is the next completion.
             let mut least: Option<f64> = None;
+            // The lagging phases take this step now only if one of their
+            // tasks completes in it (the same test `advance_first` makes).
+            let lagging_rest = self.lagging_least - step;
+            let lagging_done = lagging_rest <= 1e-9;
+            if self.lagging_least.is_finite() {
+                self.lag.push(step);
+                if !lagging_done {
+                    self.lagging_least = lagging_rest;
+                    least = Some(lagging_rest);
+                }
+            }
             for (k, p) in self.phases.iter_mut() {
-                if p.running == 0 {
+                if p.running == 0 || (p.lagging && !lagging_done) {
                     continue;
                 }
-                let (finished, l) = p.tasks.advance_first(p.running, step, &mut self.scratch);
-                any |= finished;
-                if l.is_finite() {
-                    least = Some(least.map_or(l, |x| x.min(l)));
+                if p.lagging {
+                    for s in &self.lag {
+                        any |= p.tasks.advance_first(p.running, *s).0;
+                    }
+                } else {
+                    let (finished, l) = p.tasks.advance_first(p.running, step);
+                    any |= finished;
+                    if l.is_finite() {
+                        least = Some(least.map_or(l, |x| x.min(l)));
+                    }
                 }
                 if p.tasks.is_empty() && p.finish_seq.is_none() {
                     self.finish_counter += 1;
                     p.finish_seq = Some(self.finish_counter);
                     done.push(*k);
                 }
+            }
+            if lagging_done {
+                self.lag.clear();
             }
             work -= step;
             next = if any {
@@ -432,10 +554,9 @@ mod tests {
     #[test]
     fn a_step_merges_running_tasks_into_the_waiting_run_they_meet() {
         let mut tasks: Tasks = [3000.0, 2000.0, 1000.0, 1000.0].into_iter().collect();
-        let mut scratch = Vec::new();
-        assert_eq!(tasks.advance_first(2, 1000.0, &mut scratch), (false, 1000.0));
+        assert_eq!(tasks.advance_first(2, 1000.0), (false, 1000.0));
         assert_eq!((tasks.runs(), tasks.len(), tasks.sum()), (2, 4, 5000.0));
-        assert_eq!(tasks.advance_first(3, 1000.0, &mut scratch), (true, 1000.0));
+        assert_eq!(tasks.advance_first(3, 1000.0), (true, 1000.0));
         assert_eq!((tasks.runs(), tasks.len(), tasks.sum()), (1, 2, 2000.0));
     }
 
