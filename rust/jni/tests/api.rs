@@ -136,14 +136,34 @@ fn a_clock_that_goes_backwards_is_refused_and_applies_nothing() {
 
 #[test]
 fn describe_carries_the_policys_own_metrics() {
-    // Kairos counts its quantum ends: one task, a 1 s quantum, woken at 1 s.
-    let h = open("kairos", &[("quantum_ms", "1000")], "").unwrap();
+    // Kairos counts its quantum ends: one task, a 1 s quantum, woken at 1 s
+    // (every end woken for: lazy_quanta=false).
+    let h = open("kairos", &[("quantum_ms", "1000"), ("lazy_quanta", "false")], "").unwrap();
     let map_task = SETUP.replace(r#""phase":"am""#, r#""phase":"map""#).replace(r#""count":3"#, r#""count":1"#);
     let r = response(&api::step(h, 0, &map_task).unwrap());
     assert!(!r["decisions"].as_array().unwrap().is_empty(), "{r}");
     response(&api::step(h, 1000, "[]").unwrap());
     let d = response(&api::describe(h).unwrap());
     assert_eq!(d["metrics"]["quantum_ends"], 1.0, "{d}");
+    api::close(h).unwrap();
+}
+
+/// With the default lazy quanta, a task alone on its node is not woken at
+/// its quantum ends: `quantum_ends` takes them when the task stops (here,
+/// finishes at 2.5 s after ends at 1 s and 2 s), as `lazy_quanta` documents.
+#[test]
+fn a_lone_tasks_quantum_ends_are_counted_when_it_stops() {
+    let h = open("kairos", &[("quantum_ms", "1000")], "").unwrap();
+    let map_task = SETUP.replace(r#""phase":"am""#, r#""phase":"map""#).replace(r#""count":3"#, r#""count":1"#);
+    let r = response(&api::step(h, 0, &map_task).unwrap());
+    let c = r["decisions"][0]["container"].as_u64().unwrap();
+    response(&api::step(h, 2000, "[]").unwrap());
+    let d = response(&api::describe(h).unwrap());
+    assert_eq!(d["metrics"]["quantum_ends"], serde_json::Value::Null, "not counted while dormant: {d}");
+    let done = format!(r#"[{{"type":"container_completed","container":{c},"outcome":"finished"}}]"#);
+    response(&api::step(h, 2500, &done).unwrap());
+    let d = response(&api::describe(h).unwrap());
+    assert_eq!(d["metrics"]["quantum_ends"], 2.0, "{d}");
     api::close(h).unwrap();
 }
 

@@ -61,6 +61,12 @@ pub const PARAMS: &[ParamSpec] = &[
         "1000",
         "Δ: how often the central scheduler re-reads every node's attained-service figures, as heartbeats carry them (the authors' RM: 1 s); 0 = at every dispatch",
     ),
+    ParamSpec::new(
+        "lazy_quanta",
+        ParamKind::Bool,
+        "true",
+        "no wake-up at a quantum end that cannot change anything (a task with no suspended task on its node; kairos/dormant.rs): the quantum_ends metric then lags by such tasks' ends until they stop; false wakes at every end (metric exact mid-run, W restarted from a late wake-up)",
+    ),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,6 +97,8 @@ pub struct Config {
     pub protect_quanta: u32,
     pub tie_break: TieBreak,
     pub stats_interval_ms: u64,
+    /// Tasks may be dormant between quantum ends ([`super::dormant`]).
+    pub lazy_quanta: bool,
 }
 
 impl Config {
@@ -112,6 +120,7 @@ impl Config {
                 _ => TieBreak::Var,
             },
             stats_interval_ms: p.int_at_least("stats_interval_ms", 0)? as u64,
+            lazy_quanta: p.bool("lazy_quanta")?,
         })
     }
 }

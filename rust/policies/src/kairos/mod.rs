@@ -128,8 +128,8 @@ pub struct Kairos {
     pub(crate) timers: timers::QuantumTimers,
     /// Per node id, what was last read from it ([`node::NodeView`]).
     pub(crate) views: std::cell::RefCell<Vec<Option<node::NodeView>>>,
-    /// Whether tasks may be [`dormant`] (off only to test that against a
-    /// run that wakes for every quantum end).
+    /// Whether tasks may be [`dormant`] (parameter `lazy_quanta`; off, the
+    /// policy wakes for every quantum end).
     pub(crate) lazy_quanta: bool,
     /// How many dormant tasks each node holds (none: not there).
     pub(crate) dormant_on: IdMap<NodeId, u32>,
@@ -142,6 +142,7 @@ pub(crate) fn fifo_key(a: &sojourn_core::App) -> (u64, u32) {
 impl Kairos {
     pub fn new(cfg: Config) -> Kairos {
         Kairos {
+            lazy_quanta: cfg.lazy_quanta,
             cfg,
             #[allow(clippy::disallowed_types)]
             tasks: IdMap::default(),
@@ -157,7 +158,6 @@ impl Kairos {
             dirty: BTreeSet::new(),
             timers: timers::QuantumTimers::default(),
             views: std::cell::RefCell::new(Vec::new()),
-            lazy_quanta: true,
             dormant_on: IdMap::default(),
         }
     }
