@@ -14,7 +14,7 @@ use sojourn_core::{Resources, Time};
 
 use super::pigmix_dag::export::DAG_HEADER;
 use super::text::Lines;
-use super::{JobDag, JobSpec, TaskGroup, WorkloadError};
+use super::{synthetic, JobDag, JobSpec, TaskGroup, WorkloadError};
 
 /// `dag:FILE[:task_mb=N]`.
 #[derive(Clone, Debug, PartialEq)]
@@ -99,18 +99,8 @@ fn read<R: std::io::BufRead>(lines: &mut Lines<R>, opts: &DagCsvOptions) -> Resu
         if reduces > 0 {
             groups.push(TaskGroup::reduces(size, vec![reduce_ms.max(1); reduces as usize]));
         }
-        jobs.push(JobSpec {
-            id,
-            name: f[2].to_string(),
-            submit: Time(submit),
-            queue: "default".into(),
-            user: "default".into(),
-            priority: 0,
-            groups,
-            deadline: None,
-            value: None,
-            dag: Some(JobDag { query, parents }),
-        });
+        let job = synthetic::job(id, f[2].to_string(), Time(submit), groups);
+        jobs.push(JobSpec { dag: Some(JobDag { query, parents }), ..job });
     }
     // Rows are in query order; a later query may not arrive earlier.
     jobs.sort_by_key(|j| (j.submit, j.id));
