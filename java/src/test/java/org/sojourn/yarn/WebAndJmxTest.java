@@ -45,12 +45,15 @@ public class WebAndJmxTest extends SojournTestBase {
    * The policy's own figures on the bean (PolicyMetrics, a table of name and
    * value over JMX): kairos counts a quantum's end, which the timer thread
    * brings once a task's 200 ms quantum has passed (AMs have no quantum).
+   * The task is alone on its node, so kairos wakes for its ends only with
+   * lazy_quanta=false (by default they are counted when the task stops).
    */
   @Test(timeout = 60000)
   public void jmxServesThePolicysMetrics() throws Exception {
     YarnConfiguration conf = conf();
     conf.set("yarn.scheduler.sojourn.policy", "kairos");
     conf.set("yarn.scheduler.sojourn.kairos.quantum_ms", "200");
+    conf.set("yarn.scheduler.sojourn.kairos.lazy_quanta", "false");
     start(conf);
     MBeanServer mbs = ManagementFactory.getPlatformMBeanServer();
     ObjectName name = new ObjectName("Hadoop:service=ResourceManager,name=SojournScheduler");
