@@ -83,6 +83,25 @@ sim "N_w=50" -p workers_per_group=50
 sim "N_w=200" -p workers_per_group=200
 sim "centralized (N_w=4000)" -p workers_per_group=4000
 echo
+# esim NAME POLICY PARAMS...: eagle or hawk at 4,000 workers, one mechanism off
+# (why the paper's Eagle is > 70 on Yahoo short jobs and ours is not)
+esim() {
+  local name=$1 policy=$2; shift 2
+  $sojourn simulate --policy "$policy" --nodes 4000 $common "$@" --out "$out/$name" > "$out/$name.txt"
+  row "$name" "$out/$name/summary.csv" "$policy"
+}
+echo "## Eagle at 4,000 workers with one mechanism off"
+echo
+header "eagle run"
+esim "eagle (default)" eagle
+esim "eagle, no SSS" eagle -p sss=false
+esim "eagle, no sticky probing" eagle -p sticky=false
+esim "eagle, no SSS, no sticky" eagle -p sss=false -p sticky=false
+esim "eagle, FIFO node queues" eagle -p queue_order=fifo
+esim "eagle, no stealing" eagle -p steal_attempts=0
+esim "eagle, no short partition" eagle -p short_partition_pct=0
+esim "hawk, no stealing" hawk -p steal_attempts=0
+echo
 echo "## Pigeon's counters, 4,000 workers, W=20"
 echo
 awk '/^policy/ {on=1; next} on && NF==2 {print "    " $0}' "$out/W=20 (default).txt"
