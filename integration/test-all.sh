@@ -52,6 +52,17 @@ if grep -qE '^test result: FAILED|^error' "$logs/cargo-test.log" || ! grep -q '^
   exit 1
 fi
 
+step "TetriSched's golden MILP instances on HiGHS and microlp too (sojourn-policies' highs and microlp features)"
+# good_lp's highs backend builds HiGHS from source (cmake, a C++ compiler) and
+# binds it with bindgen (libclang).
+apt_install cmake g++ libclang-dev
+cargo test -q --release -p sojourn-policies --features highs,microlp tetrisched::tests 2>&1 | tee "$logs/cargo-solvers.log" | grep -aoE '^(test result|failures|error).*|panicked.*' || true
+if grep -qE '^test result: FAILED|^error' "$logs/cargo-solvers.log" || ! grep -q '^test result: ok' "$logs/cargo-solvers.log"; then
+  echo "the solver backends' tests failed" >&2
+  tail -50 "$logs/cargo-solvers.log" >&2
+  exit 1
+fi
+
 step "the YARN shim: MockRM tests and MapReduce sleep jobs on a MiniYARNCluster (Hadoop jars from Maven Central)"
 have java || apt_install openjdk-17-jdk-headless
 have gradle || apt_install gradle

@@ -9,6 +9,9 @@
 #   bash integration/experiments/gridmix-fidelity.sh dag  # the PigMix DAG run instead (§5.3):
 #     the 14 jobs of integration/gridmix/results/pigmix-dag-dev-q10-4nm/dag.csv, read back by
 #     the simulator as a workload, paired with the real run by job name
+#   REAL=integration/gridmix/results/pigmix-dag-dev-q10-4nm-5sched bash ...gridmix-fidelity.sh dag
+#     the same DAG's second run (§5.3b); the simulator's capacity is paired with Sojourn
+#     capacity's real run where the run has one, else with YARN's CapacityScheduler's
 #
 # The real cluster's settings the simulator is given (GridmixRunner, compare.sh):
 #   4 NodeManagers of 2048 MB / 8 vcores; MR AMs of 512 MB; maps and reduces of 384 MB (the
@@ -45,12 +48,14 @@ policies() { # workload, out dir
 }
 if [ "${1:-}" = dag ]; then
   # dag.csv is exactly what PigmixDagRunner ran: 384 MB SleepJob tasks (the reader's default).
-  real=$repo/integration/gridmix/results/pigmix-dag-dev-q10-4nm
+  real=$(readlink -f "${REAL:-$repo/integration/gridmix/results/pigmix-dag-dev-q10-4nm}")
+  capacity=$real/capacity
+  [ -d "$real/sojourn-capacity" ] && capacity=$real/sojourn-capacity
   policies "$real/dag.csv" "$out/sim-dag"
   "$sojourn" fidelity --csv "$out/fidelity-dag.csv" \
     "$out/sim-dag/jobs-hfsp.csv=$real/sojourn-hfsp" \
     "$out/sim-dag/jobs-fair.csv=$real/sojourn-fair" \
-    "$out/sim-dag/jobs-capacity.csv=$real/capacity" | tee "$out/fidelity-dag.md"
+    "$out/sim-dag/jobs-capacity.csv=$capacity" | tee "$out/fidelity-dag.md"
   exit 0
 fi
 real=$repo/integration/gridmix/results/swim20-4nm

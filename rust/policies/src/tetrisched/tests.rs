@@ -10,7 +10,18 @@ use sojourn_core::{AppId, AppSpec, Ask, Event, Harness, Phase, Priority, Resourc
 use std::collections::BTreeMap;
 
 fn exact() -> SolverOptions {
-    SolverOptions { backend: Backend::Cbc, mip_gap: 0.0, time_limit_s: 60.0, defer_penalty: 0.0 }
+    exact_on(Backend::Cbc)
+}
+
+fn exact_on(backend: Backend) -> SolverOptions {
+    SolverOptions { backend, mip_gap: 0.0, time_limit_s: 60.0, defer_penalty: 0.0 }
+}
+
+/// Every backend this build has (`cbc` by default; `--features highs,microlp`
+/// adds the others, as CI's solver step builds them): each golden MILP
+/// instance below is solved on each, and must give the hand-computed plan.
+fn backends() -> Vec<Backend> {
+    Backend::available().into_iter().filter_map(Backend::parse).collect()
 }
 
 fn leaf(job: u64, set: usize, k: u32, start: u64, dur: u32, value: f64) -> Leaf {
@@ -41,8 +52,11 @@ fn flat(free: &[u32], len: u32) -> Supply {
     Supply { avail: free.iter().map(|f| vec![*f; len as usize]).collect() }
 }
 
-fn solve(root: &Strl, p: &Partitioning, s: &Supply, w: Window) -> compile::Solved {
-    compile::solve(root, p, s, w, &exact(), &BTreeMap::new()).expect("solves")
+fn solve(b: Backend, root: &Strl, p: &Partitioning, s: &Supply, w: Window) -> compile::Solved {
+    match compile::solve(root, p, s, w, &exact_on(b), &BTreeMap::new()) {
+        Ok(solved) => solved,
+        Err(e) => panic!("{b:?}: {e}"),
+    }
 }
 
 fn value_of(root: &Strl, plan: &Plan) -> f64 {
@@ -55,35 +69,41 @@ fn value_of(root: &Strl, plan: &Plan) -> f64 {
 /// binary variables and 13 constraints (the [bench] counts).
 #[test]
 fn worked_example_of_the_paper() {
-    let (_, p) = space(&[&[1, 2, 3]]);
-    let w = Window { now: 0, len: 4 };
-    let job2 = Strl::Max((0..3).map(|s| nck(2, 0, 1, s, 2, 1.0)).collect());
-    let job3 = Strl::Max((0..2).map(|s| nck(3, 0, 3, s, 1, 1.0)).collect());
-    let root = Strl::Sum(vec![nck(1, 0, 2, 0, 1, 1.0), job2, job3]);
-    let s = solve(&root, &p, &flat(&[3], 4), w);
-    assert!((s.objective - 3.0).abs() < 1e-6, "objective {}", s.objective);
-    assert_eq!((s.size.int_vars, s.size.bin_vars, s.size.cont_vars, s.size.constraints), (6, 9, 0, 13));
-    // Leaves: 0 job 1; 1..=3 job 2 at 0, 10, 20 s; 4..=5 job 3 at 0, 10 s.
-    let chosen: Vec<usize> = s.plan.grants.keys().copied().collect();
-    assert_eq!(chosen, vec![0, 3, 5]);
-    assert!((value_of(&root, &s.plan) - s.objective).abs() < 1e-6);
-    // NG, job by job in order, cannot: job 2 takes start 0 and job 3 finds
-    // no slice with 3 free nodes.
-    let g = greedy(&root, &p, &flat(&[3], 4), w, 0.0);
-    assert_eq!(g.grants.keys().copied().collect::<Vec<_>>(), vec![0, 1]);
-    assert!((value_of(&root, &g) - 2.0).abs() < 1e-9);
+    for b in backends() {
+        eprintln!("backend {b:?}"); // a failure's output ends with its backend
+        let (_, p) = space(&[&[1, 2, 3]]);
+        let w = Window { now: 0, len: 4 };
+        let job2 = Strl::Max((0..3).map(|s| nck(2, 0, 1, s, 2, 1.0)).collect());
+        let job3 = Strl::Max((0..2).map(|s| nck(3, 0, 3, s, 1, 1.0)).collect());
+        let root = Strl::Sum(vec![nck(1, 0, 2, 0, 1, 1.0), job2, job3]);
+        let s = solve(b, &root, &p, &flat(&[3], 4), w);
+        assert!((s.objective - 3.0).abs() < 1e-6, "objective {}", s.objective);
+        assert_eq!((s.size.int_vars, s.size.bin_vars, s.size.cont_vars, s.size.constraints), (6, 9, 0, 13));
+        // Leaves: 0 job 1; 1..=3 job 2 at 0, 10, 20 s; 4..=5 job 3 at 0, 10 s.
+        let chosen: Vec<usize> = s.plan.grants.keys().copied().collect();
+        assert_eq!(chosen, vec![0, 3, 5]);
+        assert!((value_of(&root, &s.plan) - s.objective).abs() < 1e-6);
+        // NG, job by job in order, cannot: job 2 takes start 0 and job 3 finds
+        // no slice with 3 free nodes.
+        let g = greedy(&root, &p, &flat(&[3], 4), w, 0.0);
+        assert_eq!(g.grants.keys().copied().collect::<Vec<_>>(), vec![0, 1]);
+        assert!((value_of(&root, &g) - 2.0).abs() < 1e-9);
+    }
 }
 
 /// `max` realises one child, the better one (the second here).
 #[test]
 fn max_picks_the_better_alternative() {
-    let (_, p) = space(&[&[0, 1]]);
-    let w = Window { now: 5, len: 3 };
-    let root = Strl::Max(vec![nck(1, 0, 1, 5, 1, 1.0), nck(1, 0, 2, 6, 1, 5.0)]);
-    let s = solve(&root, &p, &flat(&[2], 3), w);
-    assert!((s.objective - 5.0).abs() < 1e-6);
-    assert_eq!(s.plan.grants.get(&1), Some(&vec![(0, 2)]));
-    assert_eq!(s.plan.units(0), 0, "only one child of a max is realised");
+    for b in backends() {
+        eprintln!("backend {b:?}"); // a failure's output ends with its backend
+        let (_, p) = space(&[&[0, 1]]);
+        let w = Window { now: 5, len: 3 };
+        let root = Strl::Max(vec![nck(1, 0, 1, 5, 1, 1.0), nck(1, 0, 2, 6, 1, 5.0)]);
+        let s = solve(b, &root, &p, &flat(&[2], 3), w);
+        assert!((s.objective - 5.0).abs() < 1e-6);
+        assert_eq!(s.plan.grants.get(&1), Some(&vec![(0, 2)]));
+        assert_eq!(s.plan.units(0), 0, "only one child of a max is realised");
+    }
 }
 
 /// Dynamic partitioning: GPU = {0, 1} inside ALL = {0..3} gives the atoms
@@ -91,47 +111,56 @@ fn max_picks_the_better_alternative() {
 /// their supply; one asking more than is free gets nothing.
 #[test]
 fn nck_over_partitions_with_limited_supply() {
-    let (e, p) = space(&[&[0, 1, 2, 3], &[0, 1]]);
-    assert_eq!(p.parts, vec![vec![0, 1], vec![2, 3]]);
-    assert_eq!(p.parts_of(0), &[0, 1]);
-    assert_eq!(p.parts_of(1), &[0]);
-    assert_eq!(e.nodes(1), &[0, 1]);
-    let w = Window { now: 0, len: 1 };
-    let supply = flat(&[1, 2], 1); // one GPU node and two others free
-    let s = solve(&nck(1, 0, 3, 0, 1, 10.0), &p, &supply, w);
-    assert!((s.objective - 10.0).abs() < 1e-6);
-    assert_eq!(s.plan.grants.get(&0), Some(&vec![(0, 1), (1, 2)]));
-    let s = solve(&nck(1, 0, 4, 0, 1, 10.0), &p, &supply, w);
-    assert_eq!(s.objective, 0.0);
-    assert!(s.plan.grants.is_empty(), "a gang is all or nothing");
-    // Two GPU units are not free: the GPU leaf loses to the slower ALL one.
-    let root = Strl::Max(vec![nck(1, 1, 2, 0, 1, 10.0), nck(1, 0, 2, 0, 1, 6.0)]);
-    let s = solve(&root, &p, &supply, w);
-    assert!((s.objective - 6.0).abs() < 1e-6);
+    for b in backends() {
+        eprintln!("backend {b:?}"); // a failure's output ends with its backend
+        let (e, p) = space(&[&[0, 1, 2, 3], &[0, 1]]);
+        assert_eq!(p.parts, vec![vec![0, 1], vec![2, 3]]);
+        assert_eq!(p.parts_of(0), &[0, 1]);
+        assert_eq!(p.parts_of(1), &[0]);
+        assert_eq!(e.nodes(1), &[0, 1]);
+        let w = Window { now: 0, len: 1 };
+        let supply = flat(&[1, 2], 1); // one GPU node and two others free
+        let s = solve(b, &nck(1, 0, 3, 0, 1, 10.0), &p, &supply, w);
+        assert!((s.objective - 10.0).abs() < 1e-6);
+        assert_eq!(s.plan.grants.get(&0), Some(&vec![(0, 1), (1, 2)]));
+        let s = solve(b, &nck(1, 0, 4, 0, 1, 10.0), &p, &supply, w);
+        assert_eq!(s.objective, 0.0);
+        assert!(s.plan.grants.is_empty(), "a gang is all or nothing");
+        // Two GPU units are not free: the GPU leaf loses to the slower ALL one.
+        let root = Strl::Max(vec![nck(1, 1, 2, 0, 1, 10.0), nck(1, 0, 2, 0, 1, 6.0)]);
+        let s = solve(b, &root, &p, &supply, w);
+        assert!((s.objective - 6.0).abs() < 1e-6);
+    }
 }
 
 /// Two jobs compete for the same two nodes: the sum takes the pair of
 /// small jobs (2 + 2) over the big one (3).
 #[test]
 fn sum_of_jobs_competing_for_nodes() {
-    let (_, p) = space(&[&[0, 1]]);
-    let w = Window { now: 0, len: 1 };
-    let root = Strl::Sum(vec![nck(1, 0, 2, 0, 1, 3.0), nck(2, 0, 1, 0, 1, 2.0), nck(3, 0, 1, 0, 1, 2.0)]);
-    let s = solve(&root, &p, &flat(&[2], 1), w);
-    assert!((s.objective - 4.0).abs() < 1e-6);
-    assert_eq!(s.plan.grants.keys().copied().collect::<Vec<_>>(), vec![1, 2]);
-    assert!((value_of(&root, &s.plan) - 4.0).abs() < 1e-9);
+    for b in backends() {
+        eprintln!("backend {b:?}"); // a failure's output ends with its backend
+        let (_, p) = space(&[&[0, 1]]);
+        let w = Window { now: 0, len: 1 };
+        let root = Strl::Sum(vec![nck(1, 0, 2, 0, 1, 3.0), nck(2, 0, 1, 0, 1, 2.0), nck(3, 0, 1, 0, 1, 2.0)]);
+        let s = solve(b, &root, &p, &flat(&[2], 1), w);
+        assert!((s.objective - 4.0).abs() < 1e-6);
+        assert_eq!(s.plan.grants.keys().copied().collect::<Vec<_>>(), vec![1, 2]);
+        assert!((value_of(&root, &s.plan) - 4.0).abs() < 1e-9);
+    }
 }
 
 /// LnCk is worth v·n/k for n of its k units.
 #[test]
 fn lnck_is_linear_in_what_it_gets() {
-    let (_, p) = space(&[&[0, 1, 2, 3]]);
-    let w = Window { now: 0, len: 2 };
-    let s = solve(&lnck(1, 0, 4, 0, 2, 8.0), &p, &flat(&[3], 2), w);
-    assert!((s.objective - 6.0).abs() < 1e-6);
-    assert_eq!(s.plan.units(0), 3);
-    assert!((value_of(&lnck(1, 0, 4, 0, 2, 8.0), &s.plan) - 6.0).abs() < 1e-9);
+    for b in backends() {
+        eprintln!("backend {b:?}"); // a failure's output ends with its backend
+        let (_, p) = space(&[&[0, 1, 2, 3]]);
+        let w = Window { now: 0, len: 2 };
+        let s = solve(b, &lnck(1, 0, 4, 0, 2, 8.0), &p, &flat(&[3], 2), w);
+        assert!((s.objective - 6.0).abs() < 1e-6);
+        assert_eq!(s.plan.units(0), 3);
+        assert!((value_of(&lnck(1, 0, 4, 0, 2, 8.0), &s.plan) - 6.0).abs() < 1e-9);
+    }
 }
 
 /// "≤ k′ per failure domain, k in all" (§3.3): barrier over a sum of LnCk
@@ -139,63 +168,75 @@ fn lnck_is_linear_in_what_it_gets() {
 /// one node free in domain 2 the barrier cannot be reached and it is 0.
 #[test]
 fn barrier_over_failure_domains() {
-    let (_, p) = space(&[&[0, 1, 2], &[3, 4, 5]]);
-    let w = Window { now: 0, len: 1 };
-    let root = Strl::Barrier(Box::new(Strl::Sum(vec![lnck(1, 0, 2, 0, 1, 2.0), lnck(1, 1, 2, 0, 1, 2.0)])), 4.0);
-    let s = solve(&root, &p, &flat(&[3, 3], 1), w);
-    assert!((s.objective - 4.0).abs() < 1e-6);
-    assert_eq!((s.plan.units(0), s.plan.units(1)), (2, 2), "k′ caps each domain");
-    assert!((value_of(&root, &s.plan) - 4.0).abs() < 1e-9);
-    let s = solve(&root, &p, &flat(&[3, 1], 1), w);
-    assert!(s.objective.abs() < 1e-6, "{}", s.objective);
-    assert_eq!(value_of(&root, &s.plan), 0.0);
+    for b in backends() {
+        eprintln!("backend {b:?}"); // a failure's output ends with its backend
+        let (_, p) = space(&[&[0, 1, 2], &[3, 4, 5]]);
+        let w = Window { now: 0, len: 1 };
+        let root = Strl::Barrier(Box::new(Strl::Sum(vec![lnck(1, 0, 2, 0, 1, 2.0), lnck(1, 1, 2, 0, 1, 2.0)])), 4.0);
+        let s = solve(b, &root, &p, &flat(&[3, 3], 1), w);
+        assert!((s.objective - 4.0).abs() < 1e-6);
+        assert_eq!((s.plan.units(0), s.plan.units(1)), (2, 2), "k′ caps each domain");
+        assert!((value_of(&root, &s.plan) - 4.0).abs() < 1e-9);
+        let s = solve(b, &root, &p, &flat(&[3, 1], 1), w);
+        assert!(s.objective.abs() < 1e-6, "{}", s.objective);
+        assert_eq!(value_of(&root, &s.plan), 0.0);
+    }
 }
 
 /// min realises every child and is worth the worst; scale multiplies.
 #[test]
 fn min_and_scale() {
-    let (_, p) = space(&[&[0], &[1]]);
-    let w = Window { now: 0, len: 1 };
-    let root = Strl::Scale(Box::new(Strl::Min(vec![nck(1, 0, 1, 0, 1, 3.0), nck(1, 1, 1, 0, 1, 5.0)])), 2.0);
-    let s = solve(&root, &p, &flat(&[1, 1], 1), w);
-    assert!((s.objective - 6.0).abs() < 1e-6);
-    assert_eq!((s.plan.units(0), s.plan.units(1)), (1, 1));
-    assert!((value_of(&root, &s.plan) - 6.0).abs() < 1e-9);
+    for b in backends() {
+        eprintln!("backend {b:?}"); // a failure's output ends with its backend
+        let (_, p) = space(&[&[0], &[1]]);
+        let w = Window { now: 0, len: 1 };
+        let root = Strl::Scale(Box::new(Strl::Min(vec![nck(1, 0, 1, 0, 1, 3.0), nck(1, 1, 1, 0, 1, 5.0)])), 2.0);
+        let s = solve(b, &root, &p, &flat(&[1, 1], 1), w);
+        assert!((s.objective - 6.0).abs() < 1e-6);
+        assert_eq!((s.plan.units(0), s.plan.units(1)), (1, 1));
+        assert!((value_of(&root, &s.plan) - 6.0).abs() < 1e-9);
+    }
 }
 
 /// Leaves outside the window are pruned (§1.4.3 (4)); usage is clipped to
 /// the window: a leaf running past its end only needs supply inside it.
 #[test]
 fn window_clipping() {
-    let (_, p) = space(&[&[0]]);
-    let w = Window { now: 10, len: 2 };
-    let root = Strl::Max(vec![nck(1, 0, 1, 9, 1, 9.0), nck(1, 0, 1, 12, 1, 9.0), nck(1, 0, 1, 11, 5, 1.0)]);
-    let supply = Supply { avail: vec![vec![0, 1]] };
-    let s = solve(&root, &p, &supply, w);
-    assert!((s.objective - 1.0).abs() < 1e-6);
-    assert_eq!(s.plan.grants.keys().copied().collect::<Vec<_>>(), vec![2]);
+    for b in backends() {
+        eprintln!("backend {b:?}"); // a failure's output ends with its backend
+        let (_, p) = space(&[&[0]]);
+        let w = Window { now: 10, len: 2 };
+        let root = Strl::Max(vec![nck(1, 0, 1, 9, 1, 9.0), nck(1, 0, 1, 12, 1, 9.0), nck(1, 0, 1, 11, 5, 1.0)]);
+        let supply = Supply { avail: vec![vec![0, 1]] };
+        let s = solve(b, &root, &p, &supply, w);
+        assert!((s.objective - 1.0).abs() < 1e-6);
+        assert_eq!(s.plan.grants.keys().copied().collect::<Vec<_>>(), vec![2]);
+    }
 }
 
 /// The evaluator's value of the decoded plan equals the MILP objective on
 /// a mixed expression (max, min, sum, scale, barrier, both leaf kinds).
 #[test]
 fn evaluator_matches_the_objective() {
-    let (_, p) = space(&[&[0, 1, 2, 3], &[0, 1], &[2, 3]]);
-    let w = Window { now: 0, len: 3 };
-    let job_a = Strl::Max(vec![nck(1, 1, 2, 0, 2, 7.0), nck(1, 0, 2, 1, 2, 5.0)]);
-    let job_b = Strl::Min(vec![nck(2, 1, 1, 0, 1, 4.0), nck(2, 2, 1, 0, 1, 6.0)]);
-    let job_c = Strl::Scale(Box::new(lnck(3, 0, 3, 0, 3, 3.0)), 0.5);
-    let job_d = Strl::Barrier(Box::new(Strl::Sum(vec![lnck(4, 1, 1, 1, 1, 1.0), lnck(4, 2, 1, 1, 1, 1.0)])), 2.0);
-    let root = Strl::Sum(vec![job_a, job_b, job_c, job_d]);
-    let s = solve(&root, &p, &flat(&[2, 2], 3), w);
-    let v = value_of(&root, &s.plan);
-    assert!((v - s.objective).abs() < 1e-6, "evaluator {v} vs objective {}", s.objective);
-    compile::check(&root, &s.plan, &flat(&[2, 2], 3), w).expect("feasible");
-    // The optimum by hand: A on GPU at 0 (7) and B (4 ∧ 6 = 4) cannot both
-    // hold node set {0,1} at slice 0 (2 + 1 > 2); A on ALL at 1 (5) + B (4)
-    // + D at 1 needs {0,1}: A takes 2 of ALL at 1..3 ... the solver's value
-    // must at least beat A-on-GPU alone plus C's share.
-    assert!(s.objective >= 7.0 + 0.5 - 1e-6, "{}", s.objective);
+    for b in backends() {
+        eprintln!("backend {b:?}"); // a failure's output ends with its backend
+        let (_, p) = space(&[&[0, 1, 2, 3], &[0, 1], &[2, 3]]);
+        let w = Window { now: 0, len: 3 };
+        let job_a = Strl::Max(vec![nck(1, 1, 2, 0, 2, 7.0), nck(1, 0, 2, 1, 2, 5.0)]);
+        let job_b = Strl::Min(vec![nck(2, 1, 1, 0, 1, 4.0), nck(2, 2, 1, 0, 1, 6.0)]);
+        let job_c = Strl::Scale(Box::new(lnck(3, 0, 3, 0, 3, 3.0)), 0.5);
+        let job_d = Strl::Barrier(Box::new(Strl::Sum(vec![lnck(4, 1, 1, 1, 1, 1.0), lnck(4, 2, 1, 1, 1, 1.0)])), 2.0);
+        let root = Strl::Sum(vec![job_a, job_b, job_c, job_d]);
+        let s = solve(b, &root, &p, &flat(&[2, 2], 3), w);
+        let v = value_of(&root, &s.plan);
+        assert!((v - s.objective).abs() < 1e-6, "evaluator {v} vs objective {}", s.objective);
+        compile::check(&root, &s.plan, &flat(&[2, 2], 3), w).expect("feasible");
+        // The optimum by hand: A on GPU at 0 (7) and B (4 ∧ 6 = 4) cannot both
+        // hold node set {0,1} at slice 0 (2 + 1 > 2); A on ALL at 1 (5) + B (4)
+        // + D at 1 needs {0,1}: A takes 2 of ALL at 1..3 ... the solver's value
+        // must at least beat A-on-GPU alone plus C's share.
+        assert!(s.objective >= 7.0 + 0.5 - 1e-6, "{}", s.objective);
+    }
 }
 
 // ---- the policy ----------------------------------------------------------
