@@ -206,19 +206,20 @@ struct Candidates {
     dead: Vec<bool>,
     /// Every candidate before it is dead.
     start: usize,
+    /// SUSPEND without KILL below a progress: no smaller than every
+    /// demand's container (in memory and in vcores, each the least over the
+    /// demands). A container with fewer vcores, or on a node with less
+    /// memory left, is of use to no demand of the pass (a node's memory
+    /// left only shrinks as the pass goes), so it is left out rather than
+    /// listed and judged by each demand: on a cluster whose memory is held
+    /// by suspended tasks, most running containers are such.
+    suspend_floor: Option<Resources>,
 }
 
 impl Candidates {
-    fn get(
-        &mut self,
-        h: &Hfsp,
-        now: Time,
-        order: &[Key],
-        taken: &BTreeSet<ContainerId>,
-        i: usize,
-    ) -> Option<(usize, ContainerId)> {
+    fn get(&mut self, h: &Hfsp, ctx: &Ctx<'_>, order: &[Key], pass: &Pass, i: usize) -> Option<(usize, ContainerId)> {
         while self.list.len() <= i {
-            let Some(c) = self.next_candidate(h, now, order, taken) else { break };
+            let Some(c) = self.next_candidate(h, ctx, order, pass) else { break };
             self.list.push(c);
             self.dead.push(false);
         }
@@ -227,13 +228,7 @@ impl Candidates {
 
     /// The next victim candidate: the next eligible container of the phase
     /// being listed, else of the next phase up the order.
-    fn next_candidate(
-        &mut self,
-        h: &Hfsp,
-        now: Time,
-        order: &[Key],
-        taken: &BTreeSet<ContainerId>,
-    ) -> Option<(usize, ContainerId)> {
+    fn next_candidate(&mut self, h: &Hfsp, ctx: &Ctx<'_>, order: &[Key], pass: &Pass) -> Option<(usize, ContainerId)> {
         loop {
             if let Some((pos, last)) = self.current {
                 if let Some(set) = h.index.running.get(&order[pos]) {
@@ -242,7 +237,7 @@ impl Candidates {
                         None => set.range(..),
                     };
                     for &(since, c) in older.rev() {
-                        if may_take(h, now, since, c, taken) {
+                        if may_take(h, ctx.now, since, c, &pass.taken) && self.may_suspend(h, ctx, pass, c) {
                             self.current = Some((pos, Some((since, c))));
                             return Some((pos, c));
                         }
@@ -258,6 +253,13 @@ impl Candidates {
                 self.current = Some((self.next, None));
             }
         }
+    }
+
+    /// Whether a container passes [`Candidates::suspend_floor`].
+    fn may_suspend(&self, h: &Hfsp, ctx: &Ctx<'_>, pass: &Pass, c: ContainerId) -> bool {
+        let Some(floor) = self.suspend_floor else { return true };
+        let Some(ci) = h.containers.get(&c) else { return true };
+        ci.resources.vcores >= floor.vcores && pass.mem_left_on(ctx, ci.node) >= floor.memory_mb
     }
 
     fn kill(&mut self, i: usize) {
@@ -309,6 +311,14 @@ struct Pass {
 }
 
 impl Pass {
+    /// SUSPEND: the memory `node` has left for waiting containers.
+    fn mem_left_on(&self, ctx: &Ctx<'_>, node: NodeId) -> u64 {
+        match self.mem_left.get(&node) {
+            Some(m) => *m,
+            None => ctx.cluster().node(node).map_or(0, |n| n.available().memory_mb),
+        }
+    }
+
     /// SUSPEND, pure (no KILL below a progress): whether no node has the
     /// memory for a waiting container of `cap`, so no suspension can help.
     fn no_node_fits(&mut self, h: &Hfsp, ctx: &Ctx<'_>, cap: &Resources) -> bool {
@@ -437,32 +447,33 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
     let mut free = (cluster.total() + h.index.dying).saturating_sub(&cluster.allocated());
     // Demand, best first: training tasks (may preempt anyone below late
     // phases), then each phase's outstanding asks.
-    let mut demand: Vec<(usize, Key, u64)> = Vec::new();
+    let mut demand: Vec<(usize, Key, u64, Resources)> = Vec::new();
     // Training demand ranks at the size-based queue's head, the same place
     // for every candidate: found once, when first wanted.
     let mut sized_head: Option<usize> = None;
     for kind in [Kind::Map, Kind::Reduce] {
         let mut room = h.cfg.train_slots[kind as usize].saturating_sub(h.train_running[kind as usize]);
         for key in h.training_candidates(cluster, kind) {
-            let want = h.training_wanted(key).min(Hfsp::pending(cluster, key).0).min(room);
+            let (pending, cap) = Hfsp::pending(cluster, key);
+            let want = h.training_wanted(key).min(pending).min(room);
             room -= want;
             let pos = *sized_head.get_or_insert_with(|| {
                 order.iter().position(|k| !h.phases[k].tiny && !h.is_late(*k)).unwrap_or(order.len())
             });
             if want > 0 {
-                demand.push((pos, key, want as u64));
+                demand.push((pos, key, want as u64, cap));
             }
         }
     }
     for (i, key) in order.iter().enumerate() {
-        let n = Hfsp::pending(cluster, *key).0;
+        let (n, cap) = Hfsp::pending(cluster, *key);
         if n > 0 {
-            demand.push((i + 1, *key, n as u64));
+            demand.push((i + 1, *key, n as u64, cap));
         }
     }
     // A phase held back by delay scheduling would not take the room freed
     // on an arbitrary node: it preempts once it may go anywhere.
-    demand.retain(|(_, key, _)| !h.waits_for_locality(*key, ctx.now));
+    demand.retain(|(_, key, _, _)| !h.waits_for_locality(*key, ctx.now));
     let borrowed = borrowed(h, ctx);
     let mut room = h.pool_room(ctx.cluster());
     let mut pass = Pass {
@@ -483,12 +494,19 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
             }
         }
     }
-    let mut cands = Candidates { next: order.len(), current: None, list: Vec::new(), dead: Vec::new(), start: 0 };
+    let pure_suspend = mode == PreemptMode::Suspend && h.cfg.kill_below_progress <= 0.0;
+    let suspend_floor = pure_suspend
+        .then(|| {
+            let caps = demand.iter().map(|d| d.3).filter(|c| !c.is_zero());
+            caps.reduce(|a, b| Resources::new(a.memory_mb.min(b.memory_mb), a.vcores.min(b.vcores)))
+        })
+        .flatten();
+    let mut cands =
+        Candidates { next: order.len(), current: None, list: Vec::new(), dead: Vec::new(), start: 0, suspend_floor };
     // Demands that ran out of candidates, as (position, size, type): a
     // later demand no higher and no smaller of the same type would too.
     let mut exhausted: Vec<(usize, Resources, usize)> = Vec::new();
-    for (pos, key, want) in demand {
-        let cap = Hfsp::pending(ctx.cluster(), key).1;
+    for (pos, key, want, cap) in demand {
         if cap.is_zero() {
             continue;
         }
@@ -517,7 +535,7 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
         }
         let mut i = cands.start;
         while need > 0 {
-            let Some((p, v)) = cands.get(h, ctx.now, &order, &pass.taken, i) else { break };
+            let Some((p, v)) = cands.get(h, ctx, &order, &pass, i) else { break };
             if p < pos {
                 break;
             }
