@@ -173,8 +173,7 @@ impl Hfsp {
             }
             return out;
         }
-        let mut c: Vec<((u64, u64), Key)> = self
-            .in_training
+        let mut c: Vec<((u64, u64), Key)> = self.train_wanting[kind as usize]
             .iter()
             .filter(|(_, _, k)| self.is_training_candidate(cluster, kind, *k))
             .map(|(_, seq, k)| {
@@ -198,10 +197,38 @@ impl Hfsp {
     ) -> Option<(u64, u64, Key)> {
         use std::ops::Bound::{Excluded, Unbounded};
         let from = cursor.map_or(Unbounded, Excluded);
-        self.in_training
+        self.train_wanting[kind as usize]
             .range((from, Unbounded))
             .find(|(_, _, k)| self.is_training_candidate(cluster, kind, *k))
             .copied()
+    }
+
+    /// Files a phase in `train_wanting` (or takes it out) after anything
+    /// that may change whether it wants a training task started: created,
+    /// more tasks seen, a training task started, rejected or killed.
+    pub(super) fn refile_training(&mut self, key: Key) {
+        let Some(p) = self.phases.get(&key) else { return };
+        let entry = (p.s_initial.to_bits(), p.seq, key);
+        let wants = self.in_training.contains(&entry) && self.training_wanted(key) > 0;
+        let wanting = &mut self.train_wanting[key.1 as usize];
+        if wants {
+            wanting.insert(entry);
+        } else {
+            wanting.remove(&entry);
+        }
+    }
+
+    /// `train_wanting` filed afresh from every phase: what the kept one
+    /// must be.
+    #[cfg(test)]
+    pub(crate) fn train_wanting_from_scratch(&self) -> [BTreeSet<(u64, u64, Key)>; 2] {
+        let mut out = [BTreeSet::new(), BTreeSet::new()];
+        for entry in &self.in_training {
+            if self.training_wanted(entry.2) > 0 {
+                out[entry.2 .1 as usize].insert(*entry);
+            }
+        }
+        out
     }
 
     fn is_training_candidate(&self, cluster: &Cluster, kind: Kind, key: Key) -> bool {
