@@ -164,10 +164,17 @@ impl Hfsp {
 
     /// Training phases that may start a training task, best first.
     pub(super) fn training_candidates(&self, cluster: &Cluster, kind: Kind) -> Vec<Key> {
+        self.first_training_candidates(cluster, kind, usize::MAX)
+    }
+
+    /// The first `most` of [`Hfsp::training_candidates`]: in the thesis's
+    /// order, found one by one and no further.
+    pub(super) fn first_training_candidates(&self, cluster: &Cluster, kind: Kind, most: usize) -> Vec<Key> {
         if !self.cfg.train_by_progress {
             let mut out = Vec::new();
             let mut cursor = None;
-            while let Some(entry) = self.next_training_candidate(cluster, kind, cursor) {
+            while out.len() < most {
+                let Some(entry) = self.next_training_candidate(cluster, kind, cursor) else { break };
                 out.push(entry.2);
                 cursor = Some(entry);
             }
@@ -182,13 +189,13 @@ impl Hfsp {
             })
             .collect();
         c.sort();
-        c.into_iter().map(|(_, k)| k).collect()
+        c.into_iter().take(most).map(|(_, k)| k).collect()
     }
 
     /// The thesis's training order (smallest initial size first): the
     /// first candidate after `cursor`, as (initial size bits, seq, key).
     /// The order's keys never change, so a pass over the candidates walks
-    /// `in_training` rather than sorting the queue.
+    /// `train_wanting` rather than sorting the queue.
     fn next_training_candidate(
         &self,
         cluster: &Cluster,
@@ -300,11 +307,14 @@ impl Hfsp {
                 }
                 // The candidates one by one: a failed placement changes no
                 // phase's candidacy, so this meets the list's sequence.
+                // A failed placement leaves the node's room as it was: on a
+                // full node every candidate would fail, so none is tried.
+                if !crate::common::node_has_room(ctx.cluster(), node) {
+                    break;
+                }
                 let mut cursor = None;
                 while let Some(entry) = self.next_training_candidate(ctx.cluster(), kind, cursor) {
-                    if crate::common::node_has_room(ctx.cluster(), node)
-                        && self.place_one(ctx, entry.2, node, &mut quota)
-                    {
+                    if self.place_one(ctx, entry.2, node, &mut quota) {
                         continue 'train;
                     }
                     cursor = Some(entry);

@@ -453,7 +453,9 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
     let mut sized_head: Option<usize> = None;
     for kind in [Kind::Map, Kind::Reduce] {
         let mut room = h.cfg.train_slots[kind as usize].saturating_sub(h.train_running[kind as usize]);
-        for key in h.training_candidates(cluster, kind) {
+        // Each candidate takes at least one of the room, so the candidates
+        // past the first `room` add no demand.
+        for key in h.first_training_candidates(cluster, kind, room as usize) {
             let (pending, cap) = Hfsp::pending(cluster, key);
             let want = h.training_wanted(key).min(pending).min(room);
             room -= want;
