@@ -294,6 +294,24 @@ fn borrowed(h: &Hfsp, ctx: &Ctx<'_>) -> [Vec<ContainerId>; 2] {
     out
 }
 
+/// SUSPEND without KILL below a progress: whether no node has the memory
+/// for any phase's waiting container (each demand below is one phase's
+/// outstanding asks, sized by its first, and a suspension needs room in
+/// memory for it: [`Pass::no_node_fits`] for every demand). Then the pass
+/// would choose nothing, and it is not made: on a cluster whose memory
+/// suspended tasks hold, that is most passes, and ranking the phases for
+/// them was most of their cost.
+fn no_suspension_fits(h: &Hfsp, ctx: &Ctx<'_>) -> bool {
+    let cluster = ctx.cluster();
+    let most = cluster.nodes().map(|n| n.available().memory_mb).max().unwrap_or(0);
+    let waiting =
+        h.phases.iter().filter(|(key, p)| !p.real_done && cluster.app(key.0).is_some_and(|a| a.pending_containers > 0));
+    waiting.into_iter().all(|(key, _)| {
+        let (n, cap) = Hfsp::pending(cluster, *key);
+        n == 0 || cap.is_zero() || cap.memory_mb > most
+    })
+}
+
 /// What one preemption pass has decided so far.
 struct Pass {
     mode: PreemptMode,
@@ -439,6 +457,9 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
     };
     if ctx.cluster().pending_containers() == 0 {
         return; // no demand (every demand below is of outstanding asks)
+    }
+    if mode == PreemptMode::Suspend && h.cfg.kill_below_progress <= 0.0 && no_suspension_fits(h, ctx) {
+        return;
     }
     let order = h.order();
     let cluster = ctx.cluster();
