@@ -321,6 +321,7 @@ impl Hfsp {
         for p in &mut pools {
             p.remainders_by_submission = cfg.remainders_by_submission;
         }
+        let index = preempt::Index::new(cfg.preemption != Preemption::Wait);
         Hfsp {
             cfg,
             phases: BTreeMap::new(),
@@ -330,7 +331,7 @@ impl Hfsp {
             train_wanting: [BTreeSet::new(), BTreeSet::new()],
             containers: IdMap::default(),
             pools,
-            index: preempt::Index::default(),
+            index,
             order_index: order::OrderIndex::default(),
             last: None,
             train_running: [0, 0],

@@ -41,9 +41,14 @@ enum Filed {
 
 /// HFSP's containers as preemption and resumption look them up, kept up
 /// to date on every change (allocation, completion, suspend, resume, kill
-/// decision, end of training), so that neither scans the mirror.
+/// decision, end of training), so that neither scans the mirror. Under
+/// WAIT nothing preempts, suspends or resumes, so it stays empty: filing
+/// every container there would cost each allocation and completion for
+/// nothing.
 #[derive(Clone, Debug, Default)]
 pub struct Index {
+    /// Whether containers are filed (not under WAIT).
+    kept: bool,
     running: BTreeMap<Key, BTreeSet<(Time, ContainerId)>>,
     suspended: BTreeMap<Key, BTreeSet<ContainerId>>,
     /// Looked up only, never walked.
@@ -53,8 +58,16 @@ pub struct Index {
 }
 
 impl Index {
+    /// An empty index; `kept`: whether containers are filed at all.
+    pub(crate) fn new(kept: bool) -> Index {
+        Index { kept, ..Index::default() }
+    }
+
     /// Files (or refiles) a container from its bookkeeping.
     pub(crate) fn file(&mut self, cid: ContainerId, ci: &CInfo) {
+        if !self.kept {
+            return;
+        }
         self.remove(cid);
         let f = match ci.since {
             _ if ci.preempting => Filed::Dying(ci.resources),
@@ -75,6 +88,9 @@ impl Index {
     }
 
     pub(crate) fn remove(&mut self, cid: ContainerId) {
+        if !self.kept {
+            return;
+        }
         match self.filed.remove(&cid) {
             Some(Filed::Running(key, t)) => {
                 if let Some(set) = self.running.get_mut(&key) {
