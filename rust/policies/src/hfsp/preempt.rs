@@ -602,6 +602,19 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
     }
 }
 
+/// Whether some suspended container (on `only`, if given) could resume
+/// now: its node has the room it gives back on resuming (what the cluster
+/// checks before a resume), and no kill of it is on the way.
+fn any_resumable(h: &Hfsp, ctx: &Ctx<'_>, only: Option<NodeId>) -> bool {
+    let cluster = ctx.cluster();
+    h.index.suspended.values().flatten().filter_map(|cid| cluster.container(*cid)).any(|c| {
+        only.is_none_or(|n| n == c.node)
+            && c.state == sojourn_core::ContainerState::Suspended
+            && !c.preempting
+            && cluster.node(c.node).is_some_and(|n| c.resources.saturating_sub(&c.held()).fits_in(&n.available()))
+    })
+}
+
 /// Resumes suspended containers, never leaving a node's room idle while
 /// its suspended work could run there (module doc): a suspended container
 /// resumes once its node has its vcores back, unless waiting demand ranked
@@ -612,6 +625,9 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
 pub fn resume_pass(h: &mut Hfsp, ctx: &mut Ctx<'_>, only: Option<NodeId>) {
     if h.cfg.preemption != Preemption::Suspend || h.index.suspended.is_empty() {
         return;
+    }
+    if !any_resumable(h, ctx, only) {
+        return; // every resume below would be refused: nothing to rank for
     }
     let order = h.order();
     // Waiting demand, best first, as (rank, size); a size that an earlier
