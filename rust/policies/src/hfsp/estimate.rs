@@ -138,6 +138,7 @@ fn set_final(h: &mut Hfsp, key: Key, s: f64, mut tasks: Tasks) {
     h.sampling.remove(&key);
     let p = h.phases.get_mut(&key).expect("training phase");
     h.in_training.remove(&(p.s_initial.to_bits(), p.seq, key));
+    h.train_wanting[k].remove(&(p.s_initial.to_bits(), p.seq, key));
     p.training = false;
     p.train_reporting.clear();
     p.s_final = Some(s_final);

@@ -248,6 +248,12 @@ pub struct Hfsp {
     /// training candidates come from these, in the thesis's training order,
     /// not from the whole queue.
     pub(crate) in_training: BTreeSet<(u64, u64, Key)>,
+    /// Per type (MAP, REDUCE), the phases of `in_training` that still want
+    /// a training task started (`training_wanted` > 0), keyed the same:
+    /// the thesis's training order walks these for candidates (on every
+    /// event and heartbeat) rather than every training phase, most of which
+    /// have all their training tasks out and await their samples.
+    pub(crate) train_wanting: [BTreeSet<(u64, u64, Key)>; 2],
     /// By id, for lookups only (`IdMap`: never walked where order counts).
     pub(crate) containers: IdMap<ContainerId, CInfo>,
     pub(crate) pools: [Pool<Key>; 2],
@@ -315,15 +321,17 @@ impl Hfsp {
         for p in &mut pools {
             p.remainders_by_submission = cfg.remainders_by_submission;
         }
+        let index = preempt::Index::new(cfg.preemption != Preemption::Wait);
         Hfsp {
             cfg,
             phases: BTreeMap::new(),
             sampling: BTreeSet::new(),
             sample_ready: BTreeSet::new(),
             in_training: BTreeSet::new(),
+            train_wanting: [BTreeSet::new(), BTreeSet::new()],
             containers: IdMap::default(),
             pools,
-            index: preempt::Index::default(),
+            index,
             order_index: order::OrderIndex::default(),
             last: None,
             train_running: [0, 0],
@@ -518,6 +526,7 @@ impl Policy for Hfsp {
                                 p.train_started = p.train_started.saturating_sub(1);
                             }
                         }
+                        self.refile_training(ci.key);
                         if ci.training {
                             self.train_running[k] = self.train_running[k].saturating_sub(1);
                         }

@@ -4,7 +4,8 @@
 //! one filed afresh from every phase, and the order read from it, and the
 //! walk a scheduling opportunity takes over it, are always the order a full
 //! re-sort of every phase gives; a placement walk's, the same without
-//! some phases that have nothing to place.
+//! some phases that have nothing to place. The training phases that want
+//! a training task started are, likewise, the ones refiled from scratch.
 
 use super::Hfsp;
 use crate::test_support::props::{self, OpSpace, Setup};
@@ -30,6 +31,8 @@ const MIX: OpSpace = OpSpace { weights: [3, 6, 2, 3, 3, 1, 1, 3], am: true, max_
 
 fn check(h: &Hfsp, cluster: &Cluster, kv: &[(&str, &str)]) -> Result<(), TestCaseError> {
     prop_assert_eq!(&h.order_index, &h.order_index_from_scratch(), "{:?}: a phase is filed stale", kv);
+    let wanting = h.train_wanting_from_scratch();
+    prop_assert_eq!(&h.train_wanting, &wanting, "{:?}: a training phase is filed stale", kv);
     let resorted = h.order_by_full_sort();
     prop_assert_eq!(&h.order(), &resorted, "{:?}: the index's order is not the full re-sort", kv);
     let walk_all = |placeable_in: Option<&Cluster>| {

@@ -36,6 +36,7 @@ impl Hfsp {
                         self.pools[kind as usize].set_lagging(key, false);
                         self.refile(key);
                     }
+                    self.refile_training(key);
                 }
                 None if outstanding > 0 => self.create_phase(key, submit, outstanding, est),
                 None => {}
@@ -83,6 +84,7 @@ impl Hfsp {
             },
         );
         self.refile(key);
+        self.refile_training(key);
     }
 
     /// s̄ for S_i (§2.3): the task-weighted mean task time of the completed
@@ -132,6 +134,7 @@ impl Hfsp {
                 ctx.metrics.count("training_tasks", 1);
             }
         }
+        self.refile_training(key);
         if training {
             self.train_running[key.1 as usize] += 1;
             if self.cfg.delta_ms > 0 {
@@ -200,6 +203,7 @@ impl Hfsp {
         p.training = false;
         self.sampling.remove(&key);
         self.in_training.remove(&(p.s_initial.to_bits(), p.seq, key));
+        self.train_wanting[k].remove(&(p.s_initial.to_bits(), p.seq, key));
         if p.finished > 0 && !app_gone {
             self.history[k].0 += p.finished_ms as f64;
             self.history[k].1 += p.finished as u64;
@@ -237,6 +241,7 @@ impl Hfsp {
                 p.train_started = p.train_started.saturating_sub(1);
             }
         }
+        self.refile_training(ci.key);
         self.check_done(ci.key, ctx.cluster(), false);
     }
 

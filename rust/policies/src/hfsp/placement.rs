@@ -164,17 +164,23 @@ impl Hfsp {
 
     /// Training phases that may start a training task, best first.
     pub(super) fn training_candidates(&self, cluster: &Cluster, kind: Kind) -> Vec<Key> {
+        self.first_training_candidates(cluster, kind, usize::MAX)
+    }
+
+    /// The first `most` of [`Hfsp::training_candidates`]: in the thesis's
+    /// order, found one by one and no further.
+    pub(super) fn first_training_candidates(&self, cluster: &Cluster, kind: Kind, most: usize) -> Vec<Key> {
         if !self.cfg.train_by_progress {
             let mut out = Vec::new();
             let mut cursor = None;
-            while let Some(entry) = self.next_training_candidate(cluster, kind, cursor) {
+            while out.len() < most {
+                let Some(entry) = self.next_training_candidate(cluster, kind, cursor) else { break };
                 out.push(entry.2);
                 cursor = Some(entry);
             }
             return out;
         }
-        let mut c: Vec<((u64, u64), Key)> = self
-            .in_training
+        let mut c: Vec<((u64, u64), Key)> = self.train_wanting[kind as usize]
             .iter()
             .filter(|(_, _, k)| self.is_training_candidate(cluster, kind, *k))
             .map(|(_, seq, k)| {
@@ -183,13 +189,13 @@ impl Hfsp {
             })
             .collect();
         c.sort();
-        c.into_iter().map(|(_, k)| k).collect()
+        c.into_iter().take(most).map(|(_, k)| k).collect()
     }
 
     /// The thesis's training order (smallest initial size first): the
     /// first candidate after `cursor`, as (initial size bits, seq, key).
     /// The order's keys never change, so a pass over the candidates walks
-    /// `in_training` rather than sorting the queue.
+    /// `train_wanting` rather than sorting the queue.
     fn next_training_candidate(
         &self,
         cluster: &Cluster,
@@ -198,10 +204,38 @@ impl Hfsp {
     ) -> Option<(u64, u64, Key)> {
         use std::ops::Bound::{Excluded, Unbounded};
         let from = cursor.map_or(Unbounded, Excluded);
-        self.in_training
+        self.train_wanting[kind as usize]
             .range((from, Unbounded))
             .find(|(_, _, k)| self.is_training_candidate(cluster, kind, *k))
             .copied()
+    }
+
+    /// Files a phase in `train_wanting` (or takes it out) after anything
+    /// that may change whether it wants a training task started: created,
+    /// more tasks seen, a training task started, rejected or killed.
+    pub(super) fn refile_training(&mut self, key: Key) {
+        let Some(p) = self.phases.get(&key) else { return };
+        let entry = (p.s_initial.to_bits(), p.seq, key);
+        let wants = self.in_training.contains(&entry) && self.training_wanted(key) > 0;
+        let wanting = &mut self.train_wanting[key.1 as usize];
+        if wants {
+            wanting.insert(entry);
+        } else {
+            wanting.remove(&entry);
+        }
+    }
+
+    /// `train_wanting` filed afresh from every phase: what the kept one
+    /// must be.
+    #[cfg(test)]
+    pub(crate) fn train_wanting_from_scratch(&self) -> [BTreeSet<(u64, u64, Key)>; 2] {
+        let mut out = [BTreeSet::new(), BTreeSet::new()];
+        for entry in &self.in_training {
+            if self.training_wanted(entry.2) > 0 {
+                out[entry.2 .1 as usize].insert(*entry);
+            }
+        }
+        out
     }
 
     fn is_training_candidate(&self, cluster: &Cluster, kind: Kind, key: Key) -> bool {
@@ -273,11 +307,14 @@ impl Hfsp {
                 }
                 // The candidates one by one: a failed placement changes no
                 // phase's candidacy, so this meets the list's sequence.
+                // A failed placement leaves the node's room as it was: on a
+                // full node every candidate would fail, so none is tried.
+                if !crate::common::node_has_room(ctx.cluster(), node) {
+                    break;
+                }
                 let mut cursor = None;
                 while let Some(entry) = self.next_training_candidate(ctx.cluster(), kind, cursor) {
-                    if crate::common::node_has_room(ctx.cluster(), node)
-                        && self.place_one(ctx, entry.2, node, &mut quota)
-                    {
+                    if self.place_one(ctx, entry.2, node, &mut quota) {
                         continue 'train;
                     }
                     cursor = Some(entry);

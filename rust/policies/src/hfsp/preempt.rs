@@ -41,9 +41,14 @@ enum Filed {
 
 /// HFSP's containers as preemption and resumption look them up, kept up
 /// to date on every change (allocation, completion, suspend, resume, kill
-/// decision, end of training), so that neither scans the mirror.
+/// decision, end of training), so that neither scans the mirror. Under
+/// WAIT nothing preempts, suspends or resumes, so it stays empty: filing
+/// every container there would cost each allocation and completion for
+/// nothing.
 #[derive(Clone, Debug, Default)]
 pub struct Index {
+    /// Whether containers are filed (not under WAIT).
+    kept: bool,
     running: BTreeMap<Key, BTreeSet<(Time, ContainerId)>>,
     suspended: BTreeMap<Key, BTreeSet<ContainerId>>,
     /// Looked up only, never walked.
@@ -53,8 +58,16 @@ pub struct Index {
 }
 
 impl Index {
+    /// An empty index; `kept`: whether containers are filed at all.
+    pub(crate) fn new(kept: bool) -> Index {
+        Index { kept, ..Index::default() }
+    }
+
     /// Files (or refiles) a container from its bookkeeping.
     pub(crate) fn file(&mut self, cid: ContainerId, ci: &CInfo) {
+        if !self.kept {
+            return;
+        }
         self.remove(cid);
         let f = match ci.since {
             _ if ci.preempting => Filed::Dying(ci.resources),
@@ -75,6 +88,9 @@ impl Index {
     }
 
     pub(crate) fn remove(&mut self, cid: ContainerId) {
+        if !self.kept {
+            return;
+        }
         match self.filed.remove(&cid) {
             Some(Filed::Running(key, t)) => {
                 if let Some(set) = self.running.get_mut(&key) {
@@ -206,19 +222,20 @@ struct Candidates {
     dead: Vec<bool>,
     /// Every candidate before it is dead.
     start: usize,
+    /// SUSPEND without KILL below a progress: no smaller than every
+    /// demand's container (in memory and in vcores, each the least over the
+    /// demands). A container with fewer vcores, or on a node with less
+    /// memory left, is of use to no demand of the pass (a node's memory
+    /// left only shrinks as the pass goes), so it is left out rather than
+    /// listed and judged by each demand: on a cluster whose memory is held
+    /// by suspended tasks, most running containers are such.
+    suspend_floor: Option<Resources>,
 }
 
 impl Candidates {
-    fn get(
-        &mut self,
-        h: &Hfsp,
-        now: Time,
-        order: &[Key],
-        taken: &BTreeSet<ContainerId>,
-        i: usize,
-    ) -> Option<(usize, ContainerId)> {
+    fn get(&mut self, h: &Hfsp, ctx: &Ctx<'_>, order: &[Key], pass: &Pass, i: usize) -> Option<(usize, ContainerId)> {
         while self.list.len() <= i {
-            let Some(c) = self.next_candidate(h, now, order, taken) else { break };
+            let Some(c) = self.next_candidate(h, ctx, order, pass) else { break };
             self.list.push(c);
             self.dead.push(false);
         }
@@ -227,13 +244,7 @@ impl Candidates {
 
     /// The next victim candidate: the next eligible container of the phase
     /// being listed, else of the next phase up the order.
-    fn next_candidate(
-        &mut self,
-        h: &Hfsp,
-        now: Time,
-        order: &[Key],
-        taken: &BTreeSet<ContainerId>,
-    ) -> Option<(usize, ContainerId)> {
+    fn next_candidate(&mut self, h: &Hfsp, ctx: &Ctx<'_>, order: &[Key], pass: &Pass) -> Option<(usize, ContainerId)> {
         loop {
             if let Some((pos, last)) = self.current {
                 if let Some(set) = h.index.running.get(&order[pos]) {
@@ -242,7 +253,7 @@ impl Candidates {
                         None => set.range(..),
                     };
                     for &(since, c) in older.rev() {
-                        if may_take(h, now, since, c, taken) {
+                        if may_take(h, ctx.now, since, c, &pass.taken) && self.may_suspend(h, ctx, pass, c) {
                             self.current = Some((pos, Some((since, c))));
                             return Some((pos, c));
                         }
@@ -258,6 +269,13 @@ impl Candidates {
                 self.current = Some((self.next, None));
             }
         }
+    }
+
+    /// Whether a container passes [`Candidates::suspend_floor`].
+    fn may_suspend(&self, h: &Hfsp, ctx: &Ctx<'_>, pass: &Pass, c: ContainerId) -> bool {
+        let Some(floor) = self.suspend_floor else { return true };
+        let Some(ci) = h.containers.get(&c) else { return true };
+        ci.resources.vcores >= floor.vcores && pass.mem_left_on(ctx, ci.node) >= floor.memory_mb
     }
 
     fn kill(&mut self, i: usize) {
@@ -292,6 +310,24 @@ fn borrowed(h: &Hfsp, ctx: &Ctx<'_>) -> [Vec<ContainerId>; 2] {
     out
 }
 
+/// SUSPEND without KILL below a progress: whether no node has the memory
+/// for any phase's waiting container (each demand below is one phase's
+/// outstanding asks, sized by its first, and a suspension needs room in
+/// memory for it: [`Pass::no_node_fits`] for every demand). Then the pass
+/// would choose nothing, and it is not made: on a cluster whose memory
+/// suspended tasks hold, that is most passes, and ranking the phases for
+/// them was most of their cost.
+fn no_suspension_fits(h: &Hfsp, ctx: &Ctx<'_>) -> bool {
+    let cluster = ctx.cluster();
+    let most = cluster.nodes().map(|n| n.available().memory_mb).max().unwrap_or(0);
+    let waiting =
+        h.phases.iter().filter(|(key, p)| !p.real_done && cluster.app(key.0).is_some_and(|a| a.pending_containers > 0));
+    waiting.into_iter().all(|(key, _)| {
+        let (n, cap) = Hfsp::pending(cluster, *key);
+        n == 0 || cap.is_zero() || cap.memory_mb > most
+    })
+}
+
 /// What one preemption pass has decided so far.
 struct Pass {
     mode: PreemptMode,
@@ -309,6 +345,14 @@ struct Pass {
 }
 
 impl Pass {
+    /// SUSPEND: the memory `node` has left for waiting containers.
+    fn mem_left_on(&self, ctx: &Ctx<'_>, node: NodeId) -> u64 {
+        match self.mem_left.get(&node) {
+            Some(m) => *m,
+            None => ctx.cluster().node(node).map_or(0, |n| n.available().memory_mb),
+        }
+    }
+
     /// SUSPEND, pure (no KILL below a progress): whether no node has the
     /// memory for a waiting container of `cap`, so no suspension can help.
     fn no_node_fits(&mut self, h: &Hfsp, ctx: &Ctx<'_>, cap: &Resources) -> bool {
@@ -430,6 +474,9 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
     if ctx.cluster().pending_containers() == 0 {
         return; // no demand (every demand below is of outstanding asks)
     }
+    if mode == PreemptMode::Suspend && h.cfg.kill_below_progress <= 0.0 && no_suspension_fits(h, ctx) {
+        return;
+    }
     let order = h.order();
     let cluster = ctx.cluster();
     // Containers being killed count as free: without them every call
@@ -437,32 +484,35 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
     let mut free = (cluster.total() + h.index.dying).saturating_sub(&cluster.allocated());
     // Demand, best first: training tasks (may preempt anyone below late
     // phases), then each phase's outstanding asks.
-    let mut demand: Vec<(usize, Key, u64)> = Vec::new();
+    let mut demand: Vec<(usize, Key, u64, Resources)> = Vec::new();
     // Training demand ranks at the size-based queue's head, the same place
     // for every candidate: found once, when first wanted.
     let mut sized_head: Option<usize> = None;
     for kind in [Kind::Map, Kind::Reduce] {
         let mut room = h.cfg.train_slots[kind as usize].saturating_sub(h.train_running[kind as usize]);
-        for key in h.training_candidates(cluster, kind) {
-            let want = h.training_wanted(key).min(Hfsp::pending(cluster, key).0).min(room);
+        // Each candidate takes at least one of the room, so the candidates
+        // past the first `room` add no demand.
+        for key in h.first_training_candidates(cluster, kind, room as usize) {
+            let (pending, cap) = Hfsp::pending(cluster, key);
+            let want = h.training_wanted(key).min(pending).min(room);
             room -= want;
             let pos = *sized_head.get_or_insert_with(|| {
                 order.iter().position(|k| !h.phases[k].tiny && !h.is_late(*k)).unwrap_or(order.len())
             });
             if want > 0 {
-                demand.push((pos, key, want as u64));
+                demand.push((pos, key, want as u64, cap));
             }
         }
     }
     for (i, key) in order.iter().enumerate() {
-        let n = Hfsp::pending(cluster, *key).0;
+        let (n, cap) = Hfsp::pending(cluster, *key);
         if n > 0 {
-            demand.push((i + 1, *key, n as u64));
+            demand.push((i + 1, *key, n as u64, cap));
         }
     }
     // A phase held back by delay scheduling would not take the room freed
     // on an arbitrary node: it preempts once it may go anywhere.
-    demand.retain(|(_, key, _)| !h.waits_for_locality(*key, ctx.now));
+    demand.retain(|(_, key, _, _)| !h.waits_for_locality(*key, ctx.now));
     let borrowed = borrowed(h, ctx);
     let mut room = h.pool_room(ctx.cluster());
     let mut pass = Pass {
@@ -483,12 +533,19 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
             }
         }
     }
-    let mut cands = Candidates { next: order.len(), current: None, list: Vec::new(), dead: Vec::new(), start: 0 };
+    let pure_suspend = mode == PreemptMode::Suspend && h.cfg.kill_below_progress <= 0.0;
+    let suspend_floor = pure_suspend
+        .then(|| {
+            let caps = demand.iter().map(|d| d.3).filter(|c| !c.is_zero());
+            caps.reduce(|a, b| Resources::new(a.memory_mb.min(b.memory_mb), a.vcores.min(b.vcores)))
+        })
+        .flatten();
+    let mut cands =
+        Candidates { next: order.len(), current: None, list: Vec::new(), dead: Vec::new(), start: 0, suspend_floor };
     // Demands that ran out of candidates, as (position, size, type): a
     // later demand no higher and no smaller of the same type would too.
     let mut exhausted: Vec<(usize, Resources, usize)> = Vec::new();
-    for (pos, key, want) in demand {
-        let cap = Hfsp::pending(ctx.cluster(), key).1;
+    for (pos, key, want, cap) in demand {
         if cap.is_zero() {
             continue;
         }
@@ -517,7 +574,7 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
         }
         let mut i = cands.start;
         while need > 0 {
-            let Some((p, v)) = cands.get(h, ctx.now, &order, &pass.taken, i) else { break };
+            let Some((p, v)) = cands.get(h, ctx, &order, &pass, i) else { break };
             if p < pos {
                 break;
             }
@@ -545,6 +602,19 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
     }
 }
 
+/// Whether some suspended container (on `only`, if given) could resume
+/// now: its node has the room it gives back on resuming (what the cluster
+/// checks before a resume), and no kill of it is on the way.
+fn any_resumable(h: &Hfsp, ctx: &Ctx<'_>, only: Option<NodeId>) -> bool {
+    let cluster = ctx.cluster();
+    h.index.suspended.values().flatten().filter_map(|cid| cluster.container(*cid)).any(|c| {
+        only.is_none_or(|n| n == c.node)
+            && c.state == sojourn_core::ContainerState::Suspended
+            && !c.preempting
+            && cluster.node(c.node).is_some_and(|n| c.resources.saturating_sub(&c.held()).fits_in(&n.available()))
+    })
+}
+
 /// Resumes suspended containers, never leaving a node's room idle while
 /// its suspended work could run there (module doc): a suspended container
 /// resumes once its node has its vcores back, unless waiting demand ranked
@@ -555,6 +625,9 @@ pub fn preempt(h: &mut Hfsp, ctx: &mut Ctx<'_>, heartbeat: Option<NodeId>) {
 pub fn resume_pass(h: &mut Hfsp, ctx: &mut Ctx<'_>, only: Option<NodeId>) {
     if h.cfg.preemption != Preemption::Suspend || h.index.suspended.is_empty() {
         return;
+    }
+    if !any_resumable(h, ctx, only) {
+        return; // every resume below would be refused: nothing to rank for
     }
     let order = h.order();
     // Waiting demand, best first, as (rank, size); a size that an earlier
