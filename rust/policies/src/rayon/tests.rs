@@ -133,6 +133,85 @@ fn a_reservation_that_expires_moves_its_job_to_the_best_effort_queue() {
     assert_eq!(killed(&tick(&mut c, 13_000)), vec![a1[0].1], "the expired job is best effort now");
 }
 
+/// §4.4: both stacks use the same Rayon admission, so one arrival stream
+/// gets the same accepted/rejected decisions under `rayon` and
+/// `tetrisched`, although the two schedule (and finish) the jobs
+/// differently. 40 apps on three one-slot nodes, 70% SLO with tight and
+/// loose deadlines, each container finishing 1.3× its estimate after it
+/// starts (estimates are under-estimates), kills finished at once.
+#[test]
+fn rayon_and_tetrisched_accept_the_same_jobs() {
+    let mut rng = sojourn_core::Rng::seeded(11);
+    let stream: Vec<(u64, u32, u64, Option<u64>)> = (0..40)
+        .scan(0u64, |t, _| {
+            *t += 500 + rng.below(3000);
+            let k = 1 + rng.below(3) as u32;
+            let est = 1000 + rng.below(8000);
+            let slo = rng.next_f64() < 0.7;
+            let deadline = slo.then(|| *t + est + rng.below(2 * est));
+            Some((*t, k, est, deadline))
+        })
+        .collect();
+    let mut decided = Vec::new();
+    for (policy, params) in [("rayon", vec![]), ("tetrisched", vec![("no_global", "true")])] {
+        let mut c = core(policy, &params);
+        for n in 0..3 {
+            node(&mut c, n, 1024, 1);
+        }
+        let mut ends: Vec<(u64, ContainerId)> = Vec::new();
+        let mut est_of = std::collections::BTreeMap::new();
+        for (i, (t, k, est, deadline)) in stream.iter().enumerate() {
+            ends.sort();
+            while let Some(&(e, v)) = ends.first().filter(|(e, _)| e <= t) {
+                ends.remove(0);
+                if c.core().cluster().container(v).is_some() {
+                    let ds = crate::test_support::finish(&mut c, e, v);
+                    record(&c, &ds, e, &est_of, &mut ends);
+                }
+            }
+            let id = i as u32 + 1;
+            est_of.insert(id, *est);
+            app(&mut c, *t, id, *k, *est, *deadline);
+            let ds = schedule(&mut c, *t);
+            record(&c, &ds, *t, &est_of, &mut ends);
+        }
+        let d: Vec<Option<Decision>> = (1..=stream.len() as u32)
+            .map(|id| match policy {
+                "rayon" => rayon(&c).admission().decision(AppId(id)),
+                _ => c
+                    .core()
+                    .policy_as::<crate::tetrisched::TetriSched>()
+                    .expect("a tetrisched policy")
+                    .admission()
+                    .decision(AppId(id)),
+            })
+            .collect();
+        decided.push(d);
+    }
+    let accepted = decided[0].iter().filter(|d| matches!(d, Some(Decision::Accepted(_)))).count();
+    let rejected = decided[0].iter().filter(|d| matches!(d, Some(Decision::Rejected))).count();
+    assert!(accepted > 0 && rejected > 0, "the stream exercises both: {accepted} accepted, {rejected} rejected");
+    assert_eq!(decided[0], decided[1]);
+}
+
+/// Each new container ends 1.3× its app's estimate after `t`; each kill now.
+fn record(
+    c: &Harness,
+    ds: &[Out],
+    t: u64,
+    est: &std::collections::BTreeMap<u32, u64>,
+    ends: &mut Vec<(u64, ContainerId)>,
+) {
+    for (a, v, _) in allocations(ds) {
+        ends.push((t + est.get(&a).copied().unwrap_or(1000) * 13 / 10, v));
+    }
+    for v in killed(ds) {
+        if c.core().cluster().container(v).is_some() {
+            ends.push((t, v));
+        }
+    }
+}
+
 fn plan(placement: Placement) -> Admission {
     Admission::new(AdmissionConfig { placement, ..AdmissionConfig::default() })
 }
