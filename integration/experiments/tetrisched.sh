@@ -2,11 +2,15 @@
 # TetriSched in the simulator (results in integration/results/tetrisched.md):
 # a GS_MIX-like SLO mix (tetrisched.md §5, Table 1: 70% SLO, 30% BE,
 # unconstrained) on 40 one-slot nodes at ~100% offered load, three seeds,
-# TetriSched vs its NG and NP ablations vs capacity and fifo; then the
-# solver sizing micro-benchmark (§8.2). The workload and the deadlines are
+# TetriSched vs its NG and NP ablations vs the Rayon/CapacityScheduler
+# baseline (`rayon`), capacity and fifo; the estimate-error sweep (every
+# job's estimate × 0.5 … 1.5, true durations unchanged: TetriSched, NG and
+# rayon, accepted / total / without-reservation SLO attainment and mean BE
+# latency, §5.4–5.5); then the solver sizing micro-benchmark (§8.2). The workload and the deadlines are
 # generated in rust/sim/tests/common/gs_mix.rs: the `sojourn simulate` CLI's
 # trace readers carry no deadlines. Prints markdown tables.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cargo bench -q -p sojourn-sim --bench tetrisched -- slo_mix 2>&1 | grep '^|'
+cargo bench -q -p sojourn-sim --bench tetrisched -- estimate_error 2>&1 | grep '^|'
 cargo bench -q -p sojourn-sim --bench tetrisched -- solver_sizing 2>&1 | grep '^|'

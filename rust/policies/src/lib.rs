@@ -14,6 +14,7 @@ pub mod hfsp;
 pub mod kairos;
 pub mod offload;
 pub mod pigeon;
+pub mod rayon;
 #[cfg(test)]
 pub(crate) mod test_support;
 pub mod tetrisched;
@@ -121,6 +122,12 @@ pub fn catalog() -> Vec<PolicyInfo> {
         doc: "TetriSched: pending gangs as STRL (space-time alternatives, deadlines, values) compiled each cycle into one MILP (good_lp, CBC) over dynamically partitioned nodes and a plan-ahead window; launches what starts now, re-plans the rest; ablations NG/NH/NP; greedy NG plan as the solver fallback",
         params: tetrisched::PARAMS,
         build: tetrisched::build,
+    },
+    PolicyInfo {
+        name: "rayon",
+        doc: "Rayon/CapacityScheduler (TetriSched's baseline): greedy reservation admission of SLO jobs into a capacity-over-time plan, reservation queues guaranteed their capacity, a FIFO best-effort queue for BE, rejected and expired jobs, kill preemption of best-effort containers for reservations",
+        params: rayon::PARAMS,
+        build: rayon::build,
     }]
 }
 

@@ -3,7 +3,7 @@
 //! appended to `benches/tetrisched-history.csv`.
 //!
 //!   cargo bench -p sojourn-sim --bench tetrisched             # both
-//!   cargo bench -p sojourn-sim --bench tetrisched -- slo_mix  # or solver_sizing
+//!   cargo bench -p sojourn-sim --bench tetrisched -- slo_mix  # or estimate_error, solver_sizing
 //!   cargo bench -p sojourn-sim --bench tetrisched -- --record
 //!
 //! - `slo_mix`: the §5-anchored experiment, a GS_MIX-like SLO mix (200 jobs,
@@ -11,6 +11,11 @@
 //!   ablations, capacity and fifo: SLO attainment, best-effort latency,
 //!   makespan, and for tetrisched the core's time per scheduling cycle
 //!   (core time / cycles: STRL generation, the compile, the solve, binding).
+//! - `estimate_error`: the same mix, seeds 1–3, every job's estimate × 0.5,
+//!   0.75, 1, 1.25, 1.5 (true durations unchanged, §5.5), under TetriSched,
+//!   TetriSched-NG and the Rayon/CapacityScheduler baseline (`rayon`): SLO
+//!   attainment of the jobs Rayon's admission accepted, of all SLO jobs and
+//!   of those without reservation, and mean BE latency (§5.4).
 //! - `solver_sizing`: GS_HET-shaped pending sets compiled by Algorithm 1
 //!   and solved by CBC (gap 10%, limit 10 s), beside the greedy NG plan and
 //!   the time it takes.
@@ -20,7 +25,7 @@ mod history;
 
 #[path = "../tests/common/gs_mix.rs"]
 mod gs_mix;
-use gs_mix::{figures, gs_mix, run};
+use gs_mix::{accepted, figures, gs_mix, run, run_mis_estimated, slo_metrics};
 
 use sojourn_core::Rng;
 use sojourn_policies::tetrisched::compile::{self, SolverOptions, Supply, Window};
@@ -136,6 +141,7 @@ fn slo_mix_experiment(rows: &mut Vec<String>) {
             ("tetrisched", "tetrisched", vec![]),
             ("tetrisched-NG", "tetrisched", vec![("no_global", "true")]),
             ("tetrisched-NP", "tetrisched", vec![("no_plan_ahead", "true")]),
+            ("rayon", "rayon", vec![]),
             ("capacity", "capacity", vec![]),
             ("fifo", "fifo", vec![]),
         ] {
@@ -155,6 +161,56 @@ fn slo_mix_experiment(rows: &mut Vec<String>) {
     }
 }
 
+/// History rows: none (nothing timed); prints one markdown row per
+/// (factor, policy, seed) and a mean row per (factor, policy).
+fn estimate_error_sweep() {
+    let nodes = 40;
+    println!("| estimate × | policy | seed | accepted SLO % | total SLO % | SLO w/o reservation % | mean BE latency s | accepted / SLO jobs | expired reservations | preempted containers |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for factor in [0.5, 0.75, 1.0, 1.25, 1.5] {
+        for (name, policy, params) in [
+            ("tetrisched", "tetrisched", vec![]),
+            ("tetrisched-NG", "tetrisched", vec![("no_global", "true")]),
+            ("rayon", "rayon", vec![]),
+        ] {
+            let mut sum = [0.0; 4];
+            for seed in [1, 2, 3] {
+                let jobs = gs_mix(200, nodes, 1.0, seed);
+                let acc = accepted(&jobs, nodes, factor);
+                let r = run_mis_estimated(policy, &params, nodes, &jobs, factor);
+                assert_eq!(r.unfinished, 0, "{name}");
+                if policy == "rayon" {
+                    // The replay is the policy's own admission.
+                    assert_eq!(r.policy_metrics.counter("rayon.accepted"), acc.len() as u64);
+                }
+                let m = slo_metrics(&jobs, &r, &acc);
+                let n_slo = jobs.iter().filter(|j| j.deadline.is_some()).count();
+                let (exp, pre) = if policy == "rayon" {
+                    let c = |k: &str| r.policy_metrics.counter(k).to_string();
+                    (c("rayon.expired"), c("rayon.preempted"))
+                } else {
+                    ("-".into(), "-".into())
+                };
+                println!(
+                    "| {factor} | {name} | {seed} | {:.1} | {:.1} | {:.1} | {:.1} | {}/{n_slo} | {exp} | {pre} |",
+                    m.0,
+                    m.1,
+                    m.2,
+                    m.3,
+                    acc.len()
+                );
+                for (s, v) in sum.iter_mut().zip([m.0, m.1, m.2, m.3]) {
+                    *s += v / 3.0;
+                }
+            }
+            println!(
+                "| **{factor}** | **{name}** | mean | **{:.1}** | **{:.1}** | **{:.1}** | **{:.1}** | | | |",
+                sum[0], sum[1], sum[2], sum[3]
+            );
+        }
+    }
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; any other argument picks a part.
     let record = std::env::args().any(|a| a == "--record");
@@ -163,6 +219,9 @@ fn main() {
     let mut rows = Vec::new();
     if want("slo_mix") {
         slo_mix_experiment(&mut rows);
+    }
+    if want("estimate_error") {
+        estimate_error_sweep();
     }
     if want("solver_sizing") {
         solver_sizing(&mut rows);

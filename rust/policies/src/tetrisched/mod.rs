@@ -27,6 +27,11 @@
 //!   With `elastic_asks` every ask is linear: MapReduce's tasks are
 //!   independent, and in YARN a gang can wait for ever behind AMs that hold
 //!   slots, so the RM's shipped configuration turns it on.
+//! - **Accepted or not** (§4.4): an app with a deadline is submitted to the
+//!   same Rayon admission the `rayon` baseline uses (`rayon::admission`,
+//!   `rayon_admission`): accepted SLO if it got a reservation, else an SLO
+//!   job without reservation. The reservation only classifies the job;
+//!   TetriSched does not follow the plan [L90].
 //! - **Deadlines and values** come from `AppSpec::deadline`/`value` when
 //!   the driver sets them (in the RM, from the job's application tags
 //!   `sojourn.deadline=` and `sojourn.value=`, `AppTags.java`). Otherwise the queue says the class
@@ -127,11 +132,20 @@ pub struct TetriSched {
     /// Containers the last plan bound to nodes that have not heartbeated
     /// since (`bind_on_heartbeat`).
     map: AllocationMap,
+    /// Rayon's admission, which says whether an SLO job is accepted (§4.4).
+    admission: crate::rayon::admission::Admission,
 }
 
 impl TetriSched {
     pub fn new(cfg: Config) -> TetriSched {
+        let admission = crate::rayon::admission::Admission::new(crate::rayon::admission::AdmissionConfig {
+            slot_mb: cfg.slot_mb,
+            slot_vcores: cfg.slot_vcores,
+            default_runtime_ms: cfg.default_runtime_ms,
+            ..Default::default()
+        });
         TetriSched {
+            admission,
             cfg,
             running: BTreeMap::new(),
             dirty: true,
@@ -142,6 +156,11 @@ impl TetriSched {
             in_flight: None,
             map: AllocationMap::default(),
         }
+    }
+
+    /// The Rayon admission this policy classifies SLO jobs by.
+    pub fn admission(&self) -> &crate::rayon::admission::Admission {
+        &self.admission
     }
 
     /// Slots of supply in `r` (A11 generalised, see the module doc).
@@ -180,7 +199,10 @@ impl TetriSched {
             } else if crate::common::in_queues(&self.cfg.slo_norez_queues, app.queue()) {
                 Class::SloNoRez
             } else if spec.deadline.is_some() {
-                Class::SloAccepted
+                match self.admission.decision(app.id()) {
+                    Some(crate::rayon::admission::Decision::Rejected) if self.cfg.rayon_admission => Class::SloNoRez,
+                    _ => Class::SloAccepted,
+                }
             } else {
                 Class::BestEffort
             };
@@ -539,6 +561,9 @@ impl Policy for TetriSched {
     }
 
     fn on_event(&mut self, ctx: &mut Ctx<'_>, event: &Event) {
+        if matches!(event, Event::AppAdded(_) | Event::AsksUpdated { .. }) {
+            self.admission.decide_new(ctx.cluster());
+        }
         match event {
             Event::AppAdded(_)
             | Event::AsksUpdated { .. }

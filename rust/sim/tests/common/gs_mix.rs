@@ -3,16 +3,19 @@
 //! `benches/tetrisched.rs`.
 
 use sojourn_core::{Phase, Priority, Resources, Rng, Time};
+use sojourn_policies::rayon::admission::{Admission, AdmissionConfig};
 use sojourn_sim::engine::{simulate, SimConfig};
 use sojourn_sim::run::RunResult;
+use sojourn_sim::workload::estimate_error::EstimateError;
 use sojourn_sim::workload::{ClusterSpec, JobSpec, JobStream, TaskGroup};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A GS_MIX-shaped workload (Table 1: 70% SLO, 30% BE, unconstrained
 /// [L301–L307]; parameters per §5.8/A13 as the paper gives none): rigid
 /// gangs of k ∈ {1..4} one-slot tasks of one duration d ∈ U[10, 60] s,
 /// Poisson arrivals at `load` of `nodes` slots; an SLO job's deadline is
-/// submit + U[1.5, 3] × d, and its value 1000 (an accepted SLO, §3.2).
+/// submit + U[1.5, 3] × d; its value is left to the policy (tetrisched:
+/// 1000 if Rayon's admission accepts it, 25 if not, §3.2).
 pub fn gs_mix(jobs: u64, nodes: usize, load: f64, seed: u64) -> Vec<JobSpec> {
     let mut rng = Rng::seeded(seed);
     let mean_work_s = 2.5 * 35.0; // E[k] · E[d]
@@ -41,7 +44,7 @@ pub fn gs_mix(jobs: u64, nodes: usize, load: f64, seed: u64) -> Vec<JobSpec> {
                     hosts: vec![],
                 }],
                 deadline: slo.then(|| submit.plus((d_ms as f64 * slack).round() as u64)),
-                value: slo.then_some(1000.0),
+                value: None,
                 dag: None,
             }
         })
@@ -49,12 +52,25 @@ pub fn gs_mix(jobs: u64, nodes: usize, load: f64, seed: u64) -> Vec<JobSpec> {
 }
 
 pub fn run(policy: &str, params: &[(&str, &str)], nodes: usize, jobs: &[JobSpec]) -> RunResult {
+    run_mis_estimated(policy, params, nodes, jobs, 1.0)
+}
+
+/// [`run`] with every job's estimate × `factor` (§5.5's estimate error
+/// 1 + e), the true durations unchanged.
+pub fn run_mis_estimated(
+    policy: &str,
+    params: &[(&str, &str)],
+    nodes: usize,
+    jobs: &[JobSpec],
+    factor: f64,
+) -> RunResult {
     let cluster = ClusterSpec::uniform(nodes, Resources::new(1024, 1), 10);
     let cfg = SimConfig {
         policy: policy.into(),
         params: params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<BTreeMap<_, _>>(),
         heartbeat_ms: 0,
         check_invariants: true,
+        estimate_error: (factor != 1.0).then_some(EstimateError { lo: factor, hi: factor, seed: 0 }),
         ..SimConfig::default()
     };
     let owned: Vec<JobSpec> = jobs.to_vec();
@@ -80,4 +96,55 @@ pub fn figures(jobs: &[JobSpec], r: &RunResult) -> (f64, usize, f64, usize, f64)
     let be_all = jobs.len() - slo_all;
     let makespan = r.jobs.iter().map(|j| j.finish.as_secs_f64()).fold(0.0, f64::max);
     (100.0 * met as f64 / slo_all.max(1) as f64, slo_all, be_s / be.max(1) as f64, be_all, makespan)
+}
+
+/// The SLO jobs Rayon's admission accepts (the default plan of the `rayon`
+/// policy, shared by `tetrisched`) on `nodes` one-slot nodes with every
+/// estimate × `factor`: replayed here in submit order as the policies
+/// decide, so the metrics can split accepted from not accepted (§5.4).
+pub fn accepted(jobs: &[JobSpec], nodes: usize, factor: f64) -> BTreeSet<u64> {
+    let mut plan = Admission::new(AdmissionConfig::default());
+    let mut order: Vec<&JobSpec> = jobs.iter().filter(|j| j.deadline.is_some()).collect();
+    order.sort_by_key(|j| (j.submit, j.id));
+    let mut out = BTreeSet::new();
+    for j in order {
+        let g = &j.groups[0];
+        let exact = g.durations_ms.iter().sum::<u64>() / g.durations_ms.len().max(1) as u64;
+        let est =
+            if factor == 1.0 { exact } else { EstimateError { lo: factor, hi: factor, seed: 0 }.apply(exact, j.id) };
+        let Some(deadline) = j.deadline else { continue };
+        let k = g.durations_ms.len() as u32;
+        if plan.place(j.submit, deadline, k, est, nodes as u32).is_some() {
+            out.insert(j.id);
+        }
+    }
+    out
+}
+
+/// §5.4's metrics: (accepted SLO attainment %, total SLO attainment %, SLO
+/// attainment without reservation %, mean BE latency s); an SLO job that
+/// never finished is a miss (A21).
+pub fn slo_metrics(jobs: &[JobSpec], r: &RunResult, accepted: &BTreeSet<u64>) -> (f64, f64, f64, f64) {
+    let finish: BTreeMap<u64, sojourn_core::Time> = r.jobs.iter().map(|j| (j.id, j.finish)).collect();
+    let (mut acc, mut acc_met, mut norez, mut norez_met) = (0, 0, 0, 0);
+    for j in jobs {
+        let Some(d) = j.deadline else { continue };
+        let met = usize::from(finish.get(&j.id).is_some_and(|f| *f <= d));
+        if accepted.contains(&j.id) {
+            acc += 1;
+            acc_met += met;
+        } else {
+            norez += 1;
+            norez_met += met;
+        }
+    }
+    let pct = |a: usize, n: usize| 100.0 * a as f64 / n.max(1) as f64;
+    let be: Vec<f64> = r
+        .jobs
+        .iter()
+        .filter(|j| jobs.iter().any(|s| s.id == j.id && s.deadline.is_none()))
+        .map(|j| j.response_ms() as f64 / 1000.0)
+        .collect();
+    let be_mean = be.iter().sum::<f64>() / be.len().max(1) as f64;
+    (pct(acc_met, acc), pct(acc_met + norez_met, acc + norez), pct(norez_met, norez), be_mean)
 }
