@@ -58,8 +58,8 @@ impl<'a> Sim<'a> {
         let task = j
             .running
             .iter_mut()
-            .find(|(g, r)| spec.groups[**g].priority == priority && !r.waiting.is_empty())
-            .and_then(|(_, r)| r.waiting.pop_front());
+            .find(|(g, r)| spec.groups[**g].priority == priority && r.waiting() > 0)
+            .and_then(|(g, r)| r.pop_front(*g, &spec.groups[*g].durations_ms));
         let Some(task) = task else {
             // More containers than waiting tasks: give it back, as an AM does.
             self.account(job, resources, false);
@@ -174,7 +174,7 @@ impl<'a> Sim<'a> {
                 };
                 self.result.lost_work_ms += done_ms;
                 let Some(run) = j.running.get_mut(&task.group) else { return Ok(()) };
-                run.waiting.push_front(Task { remaining_ms: full, ..task });
+                run.push_front(Task { remaining_ms: full, ..task });
                 self.send_ask(job, task.group)
             }
             Work::Am { job } => {

@@ -3,7 +3,7 @@
 //! reporting progress, jobs ending; AM heartbeats time when an AM acts.
 //! Each container's resources are booked to its job for the fairness index.
 
-use super::{Ev, GroupRun, Job, Live, Sim, SimError, Task, Work};
+use super::{Ev, GroupRun, Job, Live, Sim, SimError, Work};
 use crate::run::JobRecord;
 use crate::workload::{JobSpec, WorkloadError};
 use sojourn_core::{AppId, AppSpec, Ask, ContainerId, Event, Locality, NodeId, Outcome, Priority, Resources, Time};
@@ -102,14 +102,8 @@ impl<'a> Sim<'a> {
             }
             return Ok(());
         }
-        let grp = &j.spec.groups[g];
-        let waiting = grp
-            .durations_ms
-            .iter()
-            .enumerate()
-            .map(|(i, d)| Task { group: g, index: i as u32, remaining_ms: (*d).max(1) })
-            .collect();
-        j.running.insert(g, GroupRun { waiting, unfinished: grp.durations_ms.len() as u32 });
+        // (A job has at most MAX_TASKS_PER_JOB tasks: the count fits.)
+        j.running.insert(g, GroupRun::new(j.spec.groups[g].durations_ms.len() as u32));
         self.send_ask(job, g)
     }
 
@@ -118,7 +112,7 @@ impl<'a> Sim<'a> {
         let Some(j) = self.jobs[job].as_ref() else { return Ok(()) };
         let Some(run) = j.running.get(&g) else { return Ok(()) };
         let grp = &j.spec.groups[g];
-        let mut ask = Ask::new(grp.priority, grp.resources, run.waiting.len() as u32, grp.phase);
+        let mut ask = Ask::new(grp.priority, grp.resources, run.waiting() as u32, grp.phase);
         if self.cfg.estimates {
             let n = grp.durations_ms.len().max(1) as u64;
             let exact = grp.durations_ms.iter().sum::<u64>() / n;
@@ -129,8 +123,8 @@ impl<'a> Sim<'a> {
         }
         if !grp.hosts.is_empty() {
             let mut per_node: BTreeMap<NodeId, u32> = BTreeMap::new();
-            for t in &run.waiting {
-                if let Some(Some(h)) = grp.hosts.get(t.index as usize) {
+            for index in run.waiting_indices() {
+                if let Some(Some(h)) = grp.hosts.get(index as usize) {
                     if let Some(n) = self.node_by_name.get(h) {
                         *per_node.entry(*n).or_insert(0) += 1;
                     }

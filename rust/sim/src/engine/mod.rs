@@ -23,11 +23,12 @@
 //! loop, the cycle, sampling), `nodes.rs` (NodeManagers), `jobs.rs` (the
 //! ApplicationMasters and their tasks), `dags.rs` (jobs that wait for their
 //! parents, queries' response times), `decisions.rs` (carrying out
-//! decisions), `launch.rs` (container start-up). The fairness books are in `crate::metrics::fairness`.
+//! decisions), `group_run.rs` (a phase's tasks yet to place), `launch.rs` (container start-up). The fairness books are in `crate::metrics::fairness`.
 
 mod config;
 mod dags;
 mod decisions;
+mod group_run;
 mod jobs;
 mod launch;
 mod nodes;
@@ -39,8 +40,9 @@ pub use launch::LaunchModel;
 use crate::metrics::{FairnessBooks, QueueSlot};
 use crate::run::{RunResult, UtilSample};
 use crate::workload::{ClusterSpec, JobSpec, JobStream};
+use group_run::GroupRun;
 use sojourn_core::{AppId, ContainerId, Core, CoreConfig, Event, NodeId, Resources, Time};
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// Same-time events run in this order.
@@ -129,14 +131,6 @@ impl Task {
     fn full_ms(&self, spec: &JobSpec) -> Option<u64> {
         spec.groups.get(self.group)?.durations_ms.get(self.index as usize).copied()
     }
-}
-
-/// A group of a job's tasks (a MapReduce phase) that has been asked for.
-struct GroupRun {
-    /// Tasks not yet placed (re-runs at the front).
-    waiting: VecDeque<Task>,
-    /// Tasks not yet finished.
-    unfinished: u32,
 }
 
 struct Job {
