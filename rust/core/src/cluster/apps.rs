@@ -8,8 +8,12 @@ use crate::ids::{AppId, ContainerId, NodeId, Priority};
 use crate::protocol::{AppSpec, Ask, Outcome, Phase};
 use crate::resources::Resources;
 use crate::time::Time;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::ops::Bound;
+
+/// The number of [`Phase`]s.
+const PHASES: usize = 4;
+const _: () = assert!(Phase::Other as usize + 1 == PHASES, "a new Phase needs a counter");
 
 /// One ask of an app with what is still outstanding of it.
 #[derive(Clone, Debug)]
@@ -32,8 +36,9 @@ pub struct App {
     pub pending_containers: u64,
     /// Service of its completed containers (ms).
     pub attained_done_ms: u64,
-    /// Containers that completed, by phase.
-    pub completed: BTreeMap<Phase, u32>,
+    /// Containers that completed, by phase (`App::completed`); an array,
+    /// not a map: it is counted at every completion.
+    completed: [u32; PHASES],
     /// Nodes reserved for this app.
     pub reserved_nodes: BTreeSet<NodeId>,
 }
@@ -47,6 +52,14 @@ impl App {
     }
     pub fn user(&self) -> &str {
         &self.spec.user
+    }
+    /// How many of its containers of `phase` have completed.
+    pub fn completed(&self, phase: Phase) -> u32 {
+        self.completed[phase as usize]
+    }
+    /// Counts a completed container of `phase`.
+    pub(super) fn count_completed(&mut self, phase: Phase) {
+        self.completed[phase as usize] += 1;
     }
     /// The outstanding asks, most important (lowest priority value) first.
     pub fn outstanding_asks(&self) -> impl Iterator<Item = &AskState> {
@@ -90,7 +103,7 @@ impl Cluster {
                 pending: Resources::ZERO,
                 pending_containers: 0,
                 attained_done_ms: 0,
-                completed: BTreeMap::new(),
+                completed: [0; PHASES],
                 reserved_nodes: BTreeSet::new(),
             }),
         );

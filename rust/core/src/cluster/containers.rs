@@ -80,7 +80,7 @@ impl Cluster {
         let attained = c.attained_ms(now);
         if let Some(a) = self.app_mut(c.app) {
             a.attained_done_ms += attained;
-            *a.completed.entry(c.phase).or_insert(0) += 1;
+            a.count_completed(c.phase);
         }
         Ok(c)
     }

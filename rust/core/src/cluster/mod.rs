@@ -17,7 +17,8 @@
 //! - `reservations`: nodes held for a large ask;
 //! - `recover`: containers the host has and the mirror lacks;
 //! - `invariants`: the books' self-check for tests;
-//! - `slab`, `node_bits`: the dense storage by id and the bitset of nodes with room.
+//! - `slab`, `node_bits`, `container_set`: the dense storage by id, the
+//!   bitset of nodes with room, a node's containers.
 
 use crate::error::CoreError;
 use crate::ids::{AppId, ContainerId, NodeId};
@@ -26,6 +27,7 @@ use crate::resources::Resources;
 mod apps;
 mod ask_book;
 mod container_index;
+mod container_set;
 mod containers;
 mod invariants;
 mod node_bits;
@@ -37,8 +39,9 @@ mod slab;
 
 pub use apps::{App, AskState};
 pub use ask_book::AskBook;
+pub use container_set::ContainerSet;
 pub use containers::{Container, ContainerState};
-pub use nodes::{ContainerSet, Node, RackId};
+pub use nodes::{Node, RackId};
 pub use placement::Refusal;
 pub use recover::Recovered;
 

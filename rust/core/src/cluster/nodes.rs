@@ -3,7 +3,7 @@
 //! order, and the set of nodes with room is refreshed on every change of
 //! what a node holds.
 
-use super::{bad_resource, Cluster, Container, MAX_CONTAINERS_PER_NODE};
+use super::{bad_resource, Cluster, Container, ContainerSet, MAX_CONTAINERS_PER_NODE};
 use crate::error::{CoreError, Result};
 use crate::ids::{AppId, ContainerId, NodeId, Priority};
 use crate::protocol::{NodeSpec, Outcome};
@@ -42,49 +42,6 @@ impl Node {
             None | Some("") => self.labels.is_empty(),
             Some(l) => self.labels.iter().any(|x| x == l),
         }
-    }
-}
-
-/// The containers on one node, in id order: a sorted vector, as a node holds
-/// few containers and new ids are the largest (insertion is a push).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ContainerSet(Vec<ContainerId>);
-
-impl ContainerSet {
-    pub fn iter(&self) -> std::slice::Iter<'_, ContainerId> {
-        self.0.iter()
-    }
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-    pub fn contains(&self, id: &ContainerId) -> bool {
-        self.0.binary_search(id).is_ok()
-    }
-    pub(super) fn insert(&mut self, id: ContainerId) {
-        match self.0.last() {
-            Some(last) if *last >= id => {
-                if let Err(i) = self.0.binary_search(&id) {
-                    self.0.insert(i, id);
-                }
-            }
-            _ => self.0.push(id),
-        }
-    }
-    pub(super) fn remove(&mut self, id: &ContainerId) {
-        if let Ok(i) = self.0.binary_search(id) {
-            self.0.remove(i);
-        }
-    }
-}
-
-impl<'a> IntoIterator for &'a ContainerSet {
-    type Item = &'a ContainerId;
-    type IntoIter = std::slice::Iter<'a, ContainerId>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
     }
 }
 

@@ -4,7 +4,7 @@
 //! work, a resume restarts it on its node. What this brings back to the core
 //! goes into its next step (`Sim::core`).
 
-use super::{Ev, Sim, SimError, Task, Work, HELD};
+use super::{Ev, Live, Sim, SimError, Task, Work, HELD};
 use sojourn_core::{AppId, Ask, ContainerId, Decision, Event, NodeId, Outcome, PreemptMode, Priority, Resources, Time};
 
 impl<'a> Sim<'a> {
@@ -12,8 +12,7 @@ impl<'a> Sim<'a> {
         for d in decisions.drain(..) {
             match d {
                 Decision::Allocate { container, app, priority, node, resources } => {
-                    self.account(app.0 as usize, container, Some(resources));
-                    self.start(container, app, priority, node)?
+                    self.start(container, app, priority, node, resources)?
                 }
                 Decision::Preempt { container, mode: PreemptMode::Kill } => self.kill(container)?,
                 Decision::Preempt { container, mode: PreemptMode::Suspend } => self.suspend(container),
@@ -30,16 +29,17 @@ impl<'a> Sim<'a> {
         app: AppId,
         priority: Priority,
         node: NodeId,
+        resources: Resources,
     ) -> Result<(), SimError> {
         let job = app.0 as usize;
         if self.jobs.get(job).is_none_or(|j| j.is_none()) {
-            self.sizes.remove(&container);
             return self.core(Event::Rejected {
                 decision: Decision::Allocate { container, app, priority, node, resources: Resources::ZERO },
                 reason: "application finished".into(),
                 kind: sojourn_core::RefusalKind::Never,
             });
         }
+        self.account(job, resources, true);
         // The RM has made the container: confirmed to the core with its next
         // step, as the shim confirms every allocation YARN accepts.
         self.confirmations.push(Event::ContainerStarted { container });
@@ -47,10 +47,10 @@ impl<'a> Sim<'a> {
         if priority == Priority::AM && j.needs_am {
             j.needs_am = false;
             j.am = Some(container);
-            self.containers.insert(container, (node, Work::Am { job }));
+            self.containers.insert(container, Live { node, work: Work::Am { job }, resources });
             let launch_ms = self.launches.start(node.0 as usize, self.now, self.now);
             let ready = self.am_tick_after(job, self.now.plus(launch_ms).plus(self.cfg.am_startup_ms));
-            self.push(ready, Ev::AmReady { job });
+            self.push(ready, Ev::AmReady { job: app.0 });
             return Ok(());
         }
         // The container goes to the group asking at its priority.
@@ -58,11 +58,11 @@ impl<'a> Sim<'a> {
         let task = j
             .running
             .iter_mut()
-            .find(|(g, r)| spec.groups[**g].priority == priority && !r.waiting.is_empty())
-            .and_then(|(_, r)| r.waiting.pop_front());
+            .find(|(g, r)| spec.groups[**g].priority == priority && r.waiting() > 0)
+            .and_then(|(g, r)| r.pop_front(*g, &spec.groups[*g].durations_ms));
         let Some(task) = task else {
             // More containers than waiting tasks: give it back, as an AM does.
-            self.account(job, container, None);
+            self.account(job, resources, false);
             return self.core(Event::ContainerCompleted { container, outcome: Outcome::Released });
         };
         let generation = self.bump_generation();
@@ -74,9 +74,9 @@ impl<'a> Sim<'a> {
             // Held: it starts its work when the last map ends (`release_held`).
             self.containers.insert(
                 container,
-                (
+                Live {
                     node,
-                    Work::Task {
+                    work: Work::Task {
                         job,
                         task,
                         finish_at: HELD,
@@ -84,7 +84,8 @@ impl<'a> Sim<'a> {
                         suspended: false,
                         suspended_since: Time::ZERO,
                     },
-                ),
+                    resources,
+                },
             );
             self.result.task_events += 1;
             return Ok(());
@@ -92,7 +93,11 @@ impl<'a> Sim<'a> {
         let finish_at = launch.plus(launch_ms).plus(task.remaining_ms);
         self.containers.insert(
             container,
-            (node, Work::Task { job, task, finish_at, generation, suspended: false, suspended_since: Time::ZERO }),
+            Live {
+                node,
+                work: Work::Task { job, task, finish_at, generation, suspended: false, suspended_since: Time::ZERO },
+                resources,
+            },
         );
         let report = self.next_grid(node.0 as usize, finish_at);
         self.push(report, Ev::TaskDone { container, generation });
@@ -113,8 +118,8 @@ impl<'a> Sim<'a> {
         let mut held: Vec<ContainerId> = self
             .containers
             .iter()
-            .filter(|(_, (_, w))| {
-                matches!(w, Work::Task { job: j, finish_at, suspended: false, .. } if *j == job && *finish_at == HELD)
+            .filter(|(_, l)| {
+                matches!(l.work, Work::Task { job: j, finish_at, suspended: false, .. } if j == job && finish_at == HELD)
             })
             .map(|(c, _)| *c)
             .collect();
@@ -122,7 +127,8 @@ impl<'a> Sim<'a> {
         for container in held {
             let generation = self.bump_generation();
             let now = self.now;
-            let Some((node, Work::Task { task, finish_at, generation: g, .. })) = self.containers.get_mut(&container)
+            let Some(Live { node, work: Work::Task { task, finish_at, generation: g, .. }, .. }) =
+                self.containers.get_mut(&container)
             else {
                 continue;
             };
@@ -143,14 +149,14 @@ impl<'a> Sim<'a> {
     /// A killed task loses its work and waits to run again from scratch.
     pub(super) fn kill(&mut self, container: ContainerId) -> Result<(), SimError> {
         self.result.preemptions_kill += 1;
-        let work = self.containers.remove(&container);
-        if let Some((_, Work::Task { job, .. } | Work::Am { job })) = work {
-            self.account(job, container, None);
+        let live = self.containers.remove(&container);
+        if let Some(Live { work: Work::Task { job, .. } | Work::Am { job }, resources, .. }) = live {
+            self.account(job, resources, false);
         }
         self.core(Event::ContainerCompleted { container, outcome: Outcome::Preempted })?;
-        if let Some((node, w)) = work {
-            self.dirty_nodes.insert(node.0 as usize);
-            self.requeue(w)?;
+        if let Some(Live { node, work, .. }) = live {
+            self.freed(node);
+            self.requeue(work)?;
         }
         Ok(())
     }
@@ -168,7 +174,7 @@ impl<'a> Sim<'a> {
                 };
                 self.result.lost_work_ms += done_ms;
                 let Some(run) = j.running.get_mut(&task.group) else { return Ok(()) };
-                run.waiting.push_front(Task { remaining_ms: full, ..task });
+                run.push_front(Task { remaining_ms: full, ..task });
                 self.send_ask(job, task.group)
             }
             Work::Am { job } => {
@@ -189,7 +195,7 @@ impl<'a> Sim<'a> {
     pub(super) fn suspend(&mut self, container: ContainerId) {
         self.result.preemptions_suspend += 1;
         let now = self.now;
-        if let Some((_, Work::Task { task, finish_at, suspended, suspended_since, .. })) =
+        if let Some(Live { work: Work::Task { task, finish_at, suspended, suspended_since, .. }, .. }) =
             self.containers.get_mut(&container)
         {
             if !*suspended {
@@ -205,12 +211,15 @@ impl<'a> Sim<'a> {
         let generation = self.bump_generation();
         let now = self.now;
         let held = match self.containers.get(&container) {
-            Some((_, Work::Task { job, task, .. })) => self.waits_for_maps(*job, task.group),
+            Some(Live { work: Work::Task { job, task, .. }, .. }) => self.waits_for_maps(*job, task.group),
             _ => false,
         };
         let speed = self.cfg.suspended_speed;
-        let Some((node, Work::Task { task, finish_at, generation: g, suspended, suspended_since, .. })) =
-            self.containers.get_mut(&container)
+        let Some(Live {
+            node,
+            work: Work::Task { task, finish_at, generation: g, suspended, suspended_since, .. },
+            ..
+        }) = self.containers.get_mut(&container)
         else {
             return;
         };

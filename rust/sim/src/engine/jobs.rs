@@ -3,7 +3,7 @@
 //! reporting progress, jobs ending; AM heartbeats time when an AM acts.
 //! Each container's resources are booked to its job for the fairness index.
 
-use super::{Ev, GroupRun, Job, Sim, SimError, Task, Work};
+use super::{Ev, GroupRun, Job, Live, Sim, SimError, Work};
 use crate::run::JobRecord;
 use crate::workload::{JobSpec, WorkloadError};
 use sojourn_core::{AppId, AppSpec, Ask, ContainerId, Event, Locality, NodeId, Outcome, Priority, Resources, Time};
@@ -102,14 +102,8 @@ impl<'a> Sim<'a> {
             }
             return Ok(());
         }
-        let grp = &j.spec.groups[g];
-        let waiting = grp
-            .durations_ms
-            .iter()
-            .enumerate()
-            .map(|(i, d)| Task { group: g, index: i as u32, remaining_ms: (*d).max(1) })
-            .collect();
-        j.running.insert(g, GroupRun { waiting, unfinished: grp.durations_ms.len() as u32 });
+        // (A job has at most MAX_TASKS_PER_JOB tasks: the count fits.)
+        j.running.insert(g, GroupRun::new(j.spec.groups[g].durations_ms.len() as u32));
         self.send_ask(job, g)
     }
 
@@ -118,7 +112,7 @@ impl<'a> Sim<'a> {
         let Some(j) = self.jobs[job].as_ref() else { return Ok(()) };
         let Some(run) = j.running.get(&g) else { return Ok(()) };
         let grp = &j.spec.groups[g];
-        let mut ask = Ask::new(grp.priority, grp.resources, run.waiting.len() as u32, grp.phase);
+        let mut ask = Ask::new(grp.priority, grp.resources, run.waiting() as u32, grp.phase);
         if self.cfg.estimates {
             let n = grp.durations_ms.len().max(1) as u64;
             let exact = grp.durations_ms.iter().sum::<u64>() / n;
@@ -129,8 +123,8 @@ impl<'a> Sim<'a> {
         }
         if !grp.hosts.is_empty() {
             let mut per_node: BTreeMap<NodeId, u32> = BTreeMap::new();
-            for t in &run.waiting {
-                if let Some(Some(h)) = grp.hosts.get(t.index as usize) {
+            for index in run.waiting_indices() {
+                if let Some(Some(h)) = grp.hosts.get(index as usize) {
                     if let Some(n) = self.node_by_name.get(h) {
                         *per_node.entry(*n).or_insert(0) += 1;
                     }
@@ -144,14 +138,16 @@ impl<'a> Sim<'a> {
     }
 
     pub(super) fn finish_job(&mut self, job: usize) -> Result<(), SimError> {
-        if let Some(am) = self.jobs[job].as_ref().and_then(|j| j.am) {
-            self.account(job, am, None);
+        let am = self.jobs[job].as_ref().and_then(|j| j.am);
+        let am_live = am.and_then(|am| self.containers.remove(&am));
+        if let Some(live) = am_live {
+            self.account(job, live.resources, false);
         }
         let Some(j) = self.jobs[job].take() else { return Ok(()) };
         self.fairness.job_closed(j.queue_slot, j.alloc);
         if let Some(am) = j.am {
-            if let Some((node, _)) = self.containers.remove(&am) {
-                self.dirty_nodes.insert(node.0 as usize);
+            if let Some(live) = am_live {
+                self.freed(live.node);
             }
             self.core(Event::ContainerCompleted { container: am, outcome: Outcome::Released })?;
         }
@@ -193,7 +189,7 @@ impl<'a> Sim<'a> {
 
     /// A running task's progress: the share of its run time done.
     pub(super) fn report_progress(&mut self, container: ContainerId, generation: u32) -> Result<(), SimError> {
-        let Some((_, Work::Task { job, task, finish_at, generation: g, suspended: false, .. })) =
+        let Some(Live { work: Work::Task { job, task, finish_at, generation: g, suspended: false, .. }, .. }) =
             self.containers.get(&container)
         else {
             return Ok(());
@@ -209,36 +205,28 @@ impl<'a> Sim<'a> {
         self.core(Event::ContainerProgress { container, progress, sort_finished: None })
     }
 
-    /// Books a container's resources to its job and queue (`Some`) or takes
-    /// them off (`None`), keeping the fairness sums current.
-    pub(super) fn account(&mut self, job: usize, container: ContainerId, add: Option<Resources>) {
-        let res = match add {
-            Some(r) => {
-                self.sizes.insert(container, r);
-                r
-            }
-            None => match self.sizes.remove(&container) {
-                Some(r) => r,
-                None => return,
-            },
-        };
+    /// Books a container's resources to its job and queue (`add`) or takes
+    /// them off, keeping the fairness sums current.
+    pub(super) fn account(&mut self, job: usize, res: Resources, add: bool) {
         let Some(j) = self.jobs.get_mut(job).and_then(|j| j.as_mut()) else { return };
         let before = j.alloc;
-        j.alloc = if add.is_some() { j.alloc + res } else { j.alloc.saturating_sub(&res) };
+        j.alloc = if add { j.alloc + res } else { j.alloc.saturating_sub(&res) };
         self.fairness.job_changed(j.queue_slot, before, j.alloc);
     }
 
     pub(super) fn task_done(&mut self, container: ContainerId, generation: u32) -> Result<(), SimError> {
-        let (job, node, group) = match self.containers.get(&container) {
-            Some((node, Work::Task { job, task, generation: g, suspended: false, .. })) if *g == generation => {
-                (*job, *node, task.group)
+        let (job, node, group, res) = match self.containers.get(&container) {
+            Some(&Live { node, work: Work::Task { job, task, generation: g, suspended: false, .. }, resources })
+                if g == generation =>
+            {
+                (job, node, task.group, resources)
             }
             _ => return Ok(()), // killed, suspended or lost since
         };
         self.containers.remove(&container);
-        self.account(job, container, None);
+        self.account(job, res, false);
         self.result.task_events += 1;
-        self.dirty_nodes.insert(node.0 as usize);
+        self.freed(node);
         self.core(Event::ContainerCompleted { container, outcome: Outcome::Finished })?;
         let Some(j) = self.jobs[job].as_mut() else { return Ok(()) };
         let Some(run) = j.running.get_mut(&group) else { return Ok(()) };
@@ -265,7 +253,8 @@ impl<'a> Sim<'a> {
             return self.start_group(job, next);
         }
         let at = self.am_acts(job, self.now);
-        self.push(at, Ev::StartGroup { job, group: next });
+        // A job's index is its AppId's; a group index is far below 2^32.
+        self.push(at, Ev::StartGroup { job: job as u32, group: next as u32 });
         Ok(())
     }
 

@@ -2,7 +2,7 @@
 //! every `heartbeat_ms`, staggered across nodes), and failures that lose
 //! their containers.
 
-use super::{Ev, Sim, SimError, Work};
+use super::{Ev, Live, Sim, SimError, Work};
 use sojourn_core::{ContainerId, Event, NodeSpec, Time};
 
 impl<'a> Sim<'a> {
@@ -18,16 +18,26 @@ impl<'a> Sim<'a> {
 
     /// In heartbeat mode, nodes heartbeat on their grid while any demand waits.
     pub(super) fn wake_heartbeats(&mut self) {
-        if self.cfg.heartbeat_ms == 0 || self.core.cluster().pending_containers() == 0 {
+        if self.cfg.heartbeat_ms == 0 || self.hb_idle.is_empty() || self.core.cluster().pending_containers() == 0 {
             return;
         }
-        for i in 0..self.hb_active.len() {
-            if !self.hb_active[i] && self.node_up[i] {
-                self.hb_active[i] = true;
-                let at = self.next_grid(i, self.now.plus(1));
-                self.push(at, Ev::Heartbeat { node: i });
+        // In node order, as a scan of all nodes arms them (the order only
+        // numbers the events: their (time, node) keys order them anyway).
+        let mut idle = std::mem::take(&mut self.hb_idle);
+        idle.sort_unstable();
+        let mut down = 0;
+        for k in 0..idle.len() {
+            let node = idle[k];
+            if self.node_up[node as usize] {
+                let at = self.next_grid(node as usize, self.now.plus(1));
+                self.push(at, Ev::Heartbeat { node });
+            } else {
+                idle[down] = node; // armed when it is back
+                down += 1;
             }
         }
+        idle.truncate(down);
+        self.hb_idle = idle;
     }
 
     /// The first heartbeat of node `i` at or after `t`.
@@ -54,10 +64,10 @@ impl<'a> Sim<'a> {
             self.core.cluster().node(id).map(|n| n.containers.iter().copied().collect()).unwrap_or_default();
         self.core(Event::NodeRemoved { node: id })?;
         for c in lost {
-            if let Some((_, w)) = self.containers.remove(&c) {
-                let (Work::Task { job, .. } | Work::Am { job }) = w;
-                self.account(job, c, None);
-                self.requeue(w)?;
+            if let Some(Live { work, resources, .. }) = self.containers.remove(&c) {
+                let (Work::Task { job, .. } | Work::Am { job }) = work;
+                self.account(job, resources, false);
+                self.requeue(work)?;
             }
         }
         self.dirty_all = true;
