@@ -144,7 +144,10 @@ impl Admission {
                 self.waiting.insert((app.submit, app.id()));
             }
         }
-        let cap = self.capacity(cluster);
+        // Summed over every node: only when an app is decided (most calls
+        // decide nothing, and on a cluster of thousands the sum was most of
+        // the policy's time).
+        let mut cap: Option<u32> = None;
         let waiting: Vec<(Time, AppId)> = self.waiting.iter().copied().collect();
         for (submit, id) in waiting {
             let Some(app) = cluster.app(id) else {
@@ -168,6 +171,7 @@ impl Admission {
             }
             let deadline = app.spec.deadline.unwrap_or(app.submit);
             let need = (k.saturating_mul(u64::from(w))).min(u64::from(u32::MAX)) as u32;
+            let cap = *cap.get_or_insert_with(|| self.capacity(cluster));
             let d = match self.place(submit, deadline, need, dur.max(1), cap) {
                 Some(r) => Decision::Accepted(r),
                 None => Decision::Rejected,

@@ -232,12 +232,17 @@ impl Rayon {
     /// for what they still miss, then spare capacity FIFO.
     fn pass(&mut self, ctx: &mut Ctx<'_>, only: Option<NodeId>) {
         self.admit(ctx);
-        self.expire(ctx);
-        let now = ctx.now;
-        for (app, g) in self.active(ctx.cluster(), now) {
-            self.place(ctx, app, only, Some(g));
+        // Expiry, guarantees and preemption concern accepted reservations
+        // only: with none (a workload without deadlines), each would walk
+        // every app to find nothing.
+        if self.counts.accepted > 0 {
+            self.expire(ctx);
+            let now = ctx.now;
+            for (app, g) in self.active(ctx.cluster(), now) {
+                self.place(ctx, app, only, Some(g));
+            }
+            self.preempt_for_reservations(ctx);
         }
-        self.preempt_for_reservations(ctx);
         let mut fifo: Vec<(Time, AppId)> =
             ctx.cluster().apps().filter(|a| a.pending_containers > 0).map(|a| (a.submit, a.id())).collect();
         fifo.sort();
@@ -261,7 +266,8 @@ impl Rayon {
                 None => return,
             },
         };
-        let mut used = self.used(ctx.cluster(), app);
+        // (what it holds matters only against a guarantee)
+        let mut used = if cap.is_some() { self.used(ctx.cluster(), app) } else { 0 };
         loop {
             loop {
                 if ctx.cluster().app(app).is_none_or(|a| a.pending_containers == 0) {
