@@ -30,10 +30,12 @@
 //! `PIGEON_MODEL_POINTS=50:0.8,200:0.9` (N_w:load; default all six) narrow
 //! it; integration/results/pigeon.md has its figures.
 
-use sojourn_core::{Phase, Priority, Resources, Rng, Time};
+mod common;
+
+use sojourn_core::{Resources, Rng, Time};
 use sojourn_policies::pigeon::analysis::{mean_queueing, p_job_exponential, p_task_zero};
 use sojourn_sim::engine::{simulate, SimConfig};
-use sojourn_sim::workload::{ClusterSpec, JobSpec, TaskGroup};
+use sojourn_sim::workload::{ClusterSpec, JobSpec};
 use std::collections::BTreeMap;
 
 const T_E_MS: f64 = 100.0;
@@ -113,24 +115,7 @@ fn workload(set: &Setting, seed: u64, rho: f64) -> Vec<JobSpec> {
     drawn
         .into_iter()
         .enumerate()
-        .map(|(i, (t_ms, durations_ms))| JobSpec {
-            id: i as u64,
-            name: format!("job{i}"),
-            submit: Time((t_ms * scale).round() as u64),
-            queue: "default".into(),
-            user: "u".into(),
-            priority: 0,
-            groups: vec![TaskGroup {
-                phase: Phase::Map,
-                priority: Priority::MAP,
-                resources: Resources::new(1024, 1),
-                durations_ms,
-                hosts: vec![],
-            }],
-            deadline: None,
-            value: None,
-            dag: None,
-        })
+        .map(|(i, (t_ms, durations_ms))| common::map_job(i as u64, Time((t_ms * scale).round() as u64), durations_ms))
         .collect()
 }
 

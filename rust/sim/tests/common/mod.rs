@@ -6,10 +6,16 @@ use sojourn_sim::workload::{JobSpec, TaskGroup};
 /// Job `id` submitted at `submit_s` with one 1 GB / 1 vcore map task per
 /// entry of `tasks_s` (its run time in seconds).
 pub fn job(id: u64, submit_s: u64, tasks_s: &[u64]) -> JobSpec {
+    map_job(id, Time(submit_s * 1000), tasks_s.iter().map(|s| s * 1000).collect())
+}
+
+/// Job `id` submitted at `submit` with one 1 GB / 1 vcore map task per
+/// entry of `durations_ms`.
+pub fn map_job(id: u64, submit: Time, durations_ms: Vec<u64>) -> JobSpec {
     JobSpec {
         id,
         name: format!("job{id}"),
-        submit: Time(submit_s * 1000),
+        submit,
         queue: "default".into(),
         user: "u".into(),
         priority: 0,
@@ -17,7 +23,7 @@ pub fn job(id: u64, submit_s: u64, tasks_s: &[u64]) -> JobSpec {
             phase: Phase::Map,
             priority: Priority::MAP,
             resources: Resources::new(1024, 1),
-            durations_ms: tasks_s.iter().map(|s| s * 1000).collect(),
+            durations_ms,
             hosts: vec![],
         }],
         deadline: None,
