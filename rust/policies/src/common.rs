@@ -2,7 +2,7 @@
 //! demand, the "place as many of this app's asks as fit" step, and a map
 //! hashed by the core's integer ids.
 
-use sojourn_core::{App, AppId, Cluster, Ctx, Event, NodeId};
+use sojourn_core::{App, AppId, Cluster, Ctx, Event, NodeId, Priority};
 use std::collections::{BTreeMap, BTreeSet};
 // Only through `IdMap`, whose users never let its order reach a decision.
 #[allow(clippy::disallowed_types)]
@@ -155,14 +155,20 @@ pub fn fill_node_with_app(ctx: &mut Ctx<'_>, app: AppId, node: NodeId) -> u32 {
 /// Places at most one container of `app` on `node`: its most important
 /// ask that fits. Returns whether one was placed.
 pub fn place_one(ctx: &mut Ctx<'_>, app: AppId, node: NodeId) -> bool {
+    first_fitting(ctx.cluster(), app, node).is_some_and(|p| ctx.allocate(app, p, node).is_ok())
+}
+
+/// `app`'s most important outstanding ask that fits on `node` (the core
+/// allocates whatever `can_allocate` accepts).
+pub fn first_fitting(cluster: &Cluster, app: AppId, node: NodeId) -> Option<Priority> {
     let mut at = None;
-    while let Some(p) = ctx.cluster().app(app).and_then(|a| a.next_outstanding_priority(at)) {
-        if ctx.cluster().can_allocate(app, p, node).is_ok() && ctx.allocate(app, p, node).is_ok() {
-            return true;
+    while let Some(p) = cluster.app(app).and_then(|a| a.next_outstanding_priority(at)) {
+        if cluster.can_allocate(app, p, node).is_ok() {
+            return Some(p);
         }
         at = Some(p);
     }
-    false
+    None
 }
 
 /// A list parameter of queue names (`short_queues` of pigeon and the hawk

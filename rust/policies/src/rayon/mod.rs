@@ -273,7 +273,7 @@ impl Rayon {
                 if ctx.cluster().app(app).is_none_or(|a| a.pending_containers == 0) {
                     return;
                 }
-                let Some(p) = next_fitting(ctx.cluster(), app, node) else { break };
+                let Some(p) = crate::common::first_fitting(ctx.cluster(), app, node) else { break };
                 let w =
                     ctx.cluster().app(app).and_then(|a| a.asks.get(&p)).map_or(1, |s| self.width(&s.ask.capability));
                 if cap.is_some_and(|g| used + w > g) {
@@ -293,18 +293,6 @@ impl Rayon {
             }
         }
     }
-}
-
-/// `app`'s most important outstanding ask that fits on `node`.
-fn next_fitting(cluster: &Cluster, app: AppId, node: NodeId) -> Option<sojourn_core::Priority> {
-    let mut at = None;
-    while let Some(p) = cluster.app(app).and_then(|a| a.next_outstanding_priority(at)) {
-        if cluster.can_allocate(app, p, node).is_ok() {
-            return Some(p);
-        }
-        at = Some(p);
-    }
-    None
 }
 
 impl Policy for Rayon {
