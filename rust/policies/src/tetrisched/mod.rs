@@ -164,17 +164,14 @@ impl TetriSched {
     }
 
     /// Slots of supply in `r` (A11 generalised, see the module doc).
+    /// (the admission's, built from this policy's slot size)
     fn slots(&self, r: &Resources) -> u32 {
-        let m = r.memory_mb / self.cfg.slot_mb;
-        let v = u64::from(r.vcores / self.cfg.slot_vcores);
-        m.min(v).min(u64::from(u32::MAX)) as u32
+        crate::rayon::admission::slots(&self.admission.cfg, r)
     }
 
     /// Slots one container of `c` takes (at least 1).
     fn width(&self, c: &Resources) -> u32 {
-        let m = c.memory_mb.div_ceil(self.cfg.slot_mb);
-        let v = u64::from(c.vcores.div_ceil(self.cfg.slot_vcores));
-        m.max(v).clamp(1, 1 << 20) as u32
+        crate::rayon::admission::width(&self.admission.cfg, c)
     }
 
     fn schedule_next(&mut self, now: Time) {
