@@ -31,7 +31,7 @@ use std::time::Instant;
 // The allocator the `sojourn` binary ships with, so that a row measures what a
 // user runs (rows before 2026-11-27 d7e34b3 used the system allocator).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: sojourn_sim::allocator::MiMalloc = sojourn_sim::allocator::MiMalloc;
 
 const YH2: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces/eagle/YH2_sub.tr");
 const HISTORY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/history.csv");
@@ -119,6 +119,7 @@ fn run_case(case: &Case) -> Result<String, String> {
 }
 
 fn main() {
+    sojourn_sim::allocator::keep_freed_pages();
     let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
     let record = args.iter().any(|a| a == "--record");
     if let Some(name) = args.iter().find_map(|a| a.strip_prefix("--child=")) {
