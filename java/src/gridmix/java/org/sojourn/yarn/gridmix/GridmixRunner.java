@@ -77,6 +77,11 @@ public final class GridmixRunner {
       if (o.trace == null || o.out == null) {
         throw new IllegalArgumentException("--trace and --out are required");
       }
+      if (o.clusterConf != null) {
+        // GridMix itself runs against any cluster (`hadoop jar hadoop-gridmix.jar`, README).
+        throw new IllegalArgumentException("--cluster-conf: GridmixRunner starts its own mini cluster; "
+            + "against an existing cluster run Hadoop's GridMix as the README shows");
+      }
       if (!o.trace.isFile()) {
         throw new IllegalArgumentException("--trace " + o.trace + ": no such file");
       }

@@ -6,9 +6,11 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -40,6 +42,11 @@ import org.apache.hadoop.yarn.api.records.ApplicationReport;
  *   java [Java 17 flags] -cp CONF_DIR:CLASSPATH org.sojourn.yarn.gridmix.PigmixDagRunner \
  *     --dag DAG.csv --out DIR [--name NAME] [--nodes 2] [--nm-mb 4096] [--nm-vcores 4] [-D key=value ...]
  * </pre>
+ *
+ * <p>With {@code --cluster-conf DIR} (a cluster's client configuration: yarn-site.xml and the
+ * other site files) no mini cluster starts: the jobs go to that cluster's RM, whatever
+ * scheduler it runs, and jobs.csv holds only the applications this run submitted. The README
+ * shows it under {@code hadoop jar}.
  */
 public final class PigmixDagRunner {
   /** The header `sojourn export-dag` writes. */
@@ -177,10 +184,10 @@ public final class PigmixDagRunner {
     if (!o.out.isDirectory() && !o.out.mkdirs()) {
       throw new IOException("cannot create --out " + o.out);
     }
-    Configuration conf = RealCluster.conf(o);
-    RealCluster.announce("PigmixDagRunner", o, conf);
+    boolean external = o.clusterConf != null;
+    Configuration conf = external ? RealCluster.externalConf(o) : RealCluster.conf(o);
     long t0 = System.currentTimeMillis();
-    MiniMRYarnCluster cluster = RealCluster.create("pigmix", o);
+    MiniMRYarnCluster cluster = external ? null : RealCluster.create("pigmix", o);
     Map<Long, Outcome> outcomes = new ConcurrentHashMap<>();
     List<ApplicationReport> apps;
     long dagMs;
@@ -191,10 +198,19 @@ public final class PigmixDagRunner {
       return t;
     });
     try {
-      cluster.init(conf);
-      cluster.start();
-      Configuration client = new Configuration(cluster.getConfig());
-      client.set("mapreduce.job.queuename", "default");
+      Configuration client;
+      if (external) {
+        o.nodes = RealCluster.nodeManagers(conf);
+        client = new Configuration(conf);
+      } else {
+        cluster.init(conf);
+        cluster.start();
+        client = new Configuration(cluster.getConfig());
+      }
+      RealCluster.announce("PigmixDagRunner", o, conf);
+      if (!o.defines.containsKey("mapreduce.job.queuename")) {
+        client.set("mapreduce.job.queuename", "default");
+      }
       // A child is submitted when its parents' waitForCompletion returns: poll often (default 5 s).
       client.setInt("mapreduce.client.completion.pollinterval", 250);
       long start = System.currentTimeMillis();
@@ -218,10 +234,23 @@ public final class PigmixDagRunner {
       }
       CompletableFuture.allOf(done.values().toArray(new CompletableFuture[0])).join();
       dagMs = System.currentTimeMillis() - start;
-      apps = RealCluster.applications(cluster);
+      if (external) {
+        // A shared cluster runs other jobs too: only this run's applications are reported.
+        Set<String> ours = new HashSet<>();
+        for (Outcome out : outcomes.values()) {
+          if (out.appId != null) {
+            ours.add(out.appId);
+          }
+        }
+        apps = RealCluster.applications(client, ours);
+      } else {
+        apps = RealCluster.applications(cluster);
+      }
     } finally {
       pool.shutdownNow();
-      RealCluster.stop(cluster);
+      if (cluster != null) {
+        RealCluster.stop(cluster);
+      }
     }
     int succeeded = RealCluster.writeJobsCsv(o.out, apps);
     Map<String, ApplicationReport> byApp = new LinkedHashMap<>();

@@ -18,7 +18,8 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 /**
  * What the real-cluster runners (GridMix replays, PigMix DAGs of sleep jobs) share: the
  * MiniMRYarnCluster's configuration and life cycle, the command-line options that shape it,
- * and jobs.csv, the RM's application reports that `sojourn real-compare` reads.
+ * an administrator's own cluster in its place ({@code --cluster-conf}), and jobs.csv, the RM's
+ * application reports that `sojourn real-compare` reads.
  */
 final class RealCluster {
   /** Java 17 flags for the AM and task JVMs (yarn.md section 4), as the mini-cluster tests use. */
@@ -41,6 +42,11 @@ final class RealCluster {
     int nodes = 2;
     int nmMb = 4096;
     int nmVcores = 4;
+    /**
+     * An existing cluster's client configuration directory (core-site.xml, yarn-site.xml,
+     * mapred-site.xml, hdfs-site.xml): jobs go to that cluster and no mini cluster starts.
+     */
+    File clusterConf;
     final Map<String, String> defines = new LinkedHashMap<>();
 
     /**
@@ -74,6 +80,12 @@ final class RealCluster {
         case "--nodes": nodes = positiveInt(arg, value); return true;
         case "--nm-mb": nmMb = positiveInt(arg, value); return true;
         case "--nm-vcores": nmVcores = positiveInt(arg, value); return true;
+        case "--cluster-conf":
+          clusterConf = new File(value);
+          if (!new File(clusterConf, "yarn-site.xml").isFile()) {
+            throw new IllegalArgumentException("--cluster-conf " + value + ": no yarn-site.xml in it");
+          }
+          return true;
         default: return false;
       }
     }
@@ -127,6 +139,28 @@ final class RealCluster {
     return conf;
   }
 
+  /** The site files a cluster's client configuration directory may hold, in Hadoop's order. */
+  private static final String[] SITE_FILES = {"core-site.xml", "hdfs-site.xml", "yarn-site.xml", "mapred-site.xml"};
+
+  /**
+   * An existing cluster's configuration ({@code --cluster-conf}): its site files as they are,
+   * then the {@code -D} settings. Nothing of the mini cluster's sizing applies: the containers
+   * are what the administrator's mapred-site.xml asks for.
+   */
+  static Configuration externalConf(Options o) {
+    Configuration conf = new YarnConfiguration();
+    for (String f : SITE_FILES) {
+      File site = new File(o.clusterConf, f);
+      if (site.isFile()) {
+        conf.addResource(new org.apache.hadoop.fs.Path(site.toURI()));
+      }
+    }
+    for (Map.Entry<String, String> d : o.defines.entrySet()) {
+      conf.set(d.getKey(), d.getValue());
+    }
+    return conf;
+  }
+
   static String scheduler(Configuration conf) {
     return conf.get(YarnConfiguration.RM_SCHEDULER, YarnConfiguration.DEFAULT_RM_SCHEDULER);
   }
@@ -150,17 +184,42 @@ final class RealCluster {
 
   /** Every application the RM knows, in application order. */
   static List<ApplicationReport> applications(MiniMRYarnCluster cluster) throws Exception {
+    return applications(cluster.getConfig(), null);
+  }
+
+  /**
+   * The applications of the RM that {@code conf} names, in application order: those whose
+   * ids are in {@code only} (a shared cluster runs other people's jobs too), or every one
+   * when {@code only} is null.
+   */
+  static List<ApplicationReport> applications(Configuration conf, java.util.Set<String> only) throws Exception {
     List<ApplicationReport> apps = new ArrayList<>();
     YarnClient yc = YarnClient.createYarnClient();
-    yc.init(cluster.getConfig());
+    yc.init(conf);
     yc.start();
     try {
-      apps.addAll(yc.getApplications());
+      for (ApplicationReport a : yc.getApplications()) {
+        if (only == null || only.contains(a.getApplicationId().toString())) {
+          apps.add(a);
+        }
+      }
     } finally {
       yc.stop();
     }
     apps.sort(Comparator.comparing(a -> a.getApplicationId()));
     return apps;
+  }
+
+  /** How many NodeManagers the RM that {@code conf} names has running. */
+  static int nodeManagers(Configuration conf) throws Exception {
+    YarnClient yc = YarnClient.createYarnClient();
+    yc.init(conf);
+    yc.start();
+    try {
+      return yc.getYarnClusterMetrics().getNumNodeManagers();
+    } finally {
+      yc.stop();
+    }
   }
 
   static boolean succeeded(ApplicationReport a) {
