@@ -105,6 +105,11 @@ write_conf() { # $1 = scheduler spec, $2 = conf dir
     prop yarn.node-labels.fs-store.root-dir "file://$(dirname "$conf")/hadoop-tmp/node-labels"
     prop yarn.scheduler.fair.allocation.file "$conf/fair-scheduler.xml"
     prop yarn.scheduler.fair.assignmultiple true
+    # FairScheduler rounds every request up to a multiple of this (default 1024 MB): the
+    # runner's 512 MB AMs and 384 MB tasks would take 1024 MB each under it alone, half the
+    # AMs and 40 % of the tasks the others fit (gridmix.md §5.3c). The others step by the
+    # minimum allocation (128 MB, RealCluster); this makes the FairScheduler step by it too.
+    prop yarn.resource-types.memory-mb.increment-allocation 128
     if [ "${spec%%:*}" = sojourn ]; then
       local policy=${spec#sojourn:}
       prop yarn.scheduler.sojourn.policy "$policy"
