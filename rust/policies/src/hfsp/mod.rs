@@ -261,6 +261,13 @@ pub struct Hfsp {
     pub(crate) index: preempt::Index,
     /// The real order's phases, filed by whether their rank moves (order.rs).
     pub(crate) order_index: order::OrderIndex,
+    /// The phases of the order index's fixed ranks that may have something
+    /// to place (an outstanding ask or a suspended container), by rank: a
+    /// placement walk takes its fixed ranks from these, not from every
+    /// phase (on a loaded cluster most have every task out). A phase comes
+    /// in when filed and on any change to its asks or containers, and
+    /// leaves when a placement walk finds it with nothing to place.
+    pub(crate) placeable: BTreeSet<(Rank, Key)>,
     last: Option<Time>,
     /// Running training tasks per type (T_curr).
     pub(crate) train_running: [u32; 2],
@@ -333,6 +340,7 @@ impl Hfsp {
             pools,
             index,
             order_index: order::OrderIndex::default(),
+            placeable: BTreeSet::new(),
             last: None,
             train_running: [0, 0],
             history: [(0.0, 0), (0.0, 0)],
@@ -409,8 +417,19 @@ impl Hfsp {
                 self.node_slots.insert(id, s);
             }
         }
+        let aged = [Kind::Map, Kind::Reduce].map(|k| self.ages(k));
         for (pool, s) in self.pools.iter_mut().zip(self.slot_totals) {
             pool.resize(s);
+        }
+        // A pool that gains its first virtual slot or loses its last turns
+        // its size-based phases' ranks moving or fixed (order.rs).
+        for kind in [Kind::Map, Kind::Reduce] {
+            if self.ages(kind) != aged[kind as usize] {
+                let keys: Vec<Key> = self.phases.keys().copied().filter(|k| k.1 == kind).collect();
+                for key in keys {
+                    self.refile(key);
+                }
+            }
         }
     }
 
@@ -468,6 +487,9 @@ impl Policy for Hfsp {
         match event {
             Event::AsksUpdated { app, .. } | Event::Rejected { decision: Decision::Allocate { app, .. }, .. } => {
                 self.am_apps.insert(*app);
+                for kind in [Kind::Map, Kind::Reduce] {
+                    self.mark_placeable((*app, kind));
+                }
             }
             _ => {}
         }

@@ -1,27 +1,35 @@
 //! The real order (§1.7, A5) kept as an index rather than re-sorted on
 //! every scheduling opportunity. A phase's rank either stays put until the
 //! phase itself changes (tiny phases by submission; late phases by virtual
-//! finish under FSPE) or moves with the virtual clock (the size-based
-//! queue by V, which every aging step changes; late phases under FSPE+PS,
-//! whose key is their live task count). The first kind sits in a sorted
-//! vector, refiled when its phase changes; only the second is ranked afresh
-//! at each use, and the two are merged. On a loaded cluster most waiting
-//! phases are late (virtually done, really not), so a heartbeat ranks a
-//! few phases instead of every phase.
+//! finish under FSPE; size-based phases of a pool of no virtual slots, whose
+//! V nothing ages) or moves with the virtual clock (the size-based queue by
+//! V, which every aging step changes; late phases under FSPE+PS, whose key
+//! is their live task count). The first kind sits in a sorted set, refiled
+//! when its phase changes; only the second is ranked afresh at each use,
+//! and the two are merged. On a loaded cluster most waiting phases are late
+//! (virtually done, really not), or none ages (a cluster of nodes too small
+//! for a virtual slot), so a heartbeat ranks a few phases instead of every
+//! phase.
 
 use super::*;
 
 /// Every phase not really done, filed by whether its rank moves.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct OrderIndex {
-    /// Phases whose rank holds until they change, sorted by rank: a
-    /// sorted vector, as phases change far less often than heartbeats walk
-    /// the order.
-    fixed: Vec<(Rank, Key)>,
+    /// Phases whose rank holds until they change, sorted by rank.
+    fixed: BTreeSet<(Rank, Key)>,
     /// Each phase of `fixed` with the rank it is filed under.
     fixed_rank: BTreeMap<Key, Rank>,
     /// Phases whose rank moves with the virtual clock or their tasks.
     moving: BTreeSet<Key>,
+}
+
+#[cfg(test)]
+impl OrderIndex {
+    /// The fixed rank a phase is filed under, if its rank is fixed.
+    pub(crate) fn fixed_rank_of(&self, key: Key) -> Option<Rank> {
+        self.fixed_rank.get(&key).copied()
+    }
 }
 
 /// A walk over the order, best first, for a scheduling opportunity: the
@@ -38,8 +46,8 @@ pub(crate) struct OrderIndex {
 /// nothing to place during a scheduling opportunity, so leaving it out
 /// when the moving ranks are made is as good as passing over it later.
 pub(crate) struct OrderWalk {
-    /// Where the walk is in the fixed ranks.
-    next_fixed: usize,
+    /// The last fixed rank the walk took (it goes on after it).
+    fixed_taken: Option<(Rank, Key)>,
     /// The moving ranks, best first, once ranked.
     moving: Option<Vec<(Rank, Key)>>,
     next_moving: usize,
@@ -52,10 +60,10 @@ impl OrderWalk {
     /// `cluster`: where a placement walk checks what phases can place (a
     /// walk that leaves none out ignores it).
     pub(crate) fn peek(&mut self, h: &Hfsp, cluster: &Cluster) -> Option<(Rank, Key)> {
-        let fixed = h.order_index.fixed.get(self.next_fixed).copied();
-        // Without FSPE+PS every moving rank is size-based (class 2), and no
-        // fixed one is: the fixed ones all come first.
-        if self.moving.is_none() && fixed.is_some() {
+        let fixed = self.next_fixed(h);
+        // Without FSPE+PS every moving rank is size-based (class 2): the
+        // fixed ones of a better class all come first.
+        if self.moving.is_none() && fixed.is_some_and(|(r, _)| r.0 < 2) {
             return fixed;
         }
         let placeable_in = self.placeable_only.then_some(cluster);
@@ -66,11 +74,22 @@ impl OrderWalk {
         }
     }
 
+    /// The first fixed rank after the last one taken (of those that may
+    /// place, on a placement walk).
+    fn next_fixed(&self, h: &Hfsp) -> Option<(Rank, Key)> {
+        use std::ops::Bound::{Excluded, Unbounded};
+        let fixed = if self.placeable_only { &h.placeable } else { &h.order_index.fixed };
+        match self.fixed_taken {
+            Some(taken) => fixed.range((Excluded(taken), Unbounded)).next().copied(),
+            None => fixed.first().copied(),
+        }
+    }
+
     /// The next phase in the order, with its rank.
     pub(crate) fn next(&mut self, h: &Hfsp, cluster: &Cluster) -> Option<(Rank, Key)> {
         let entry = self.peek(h, cluster)?;
-        if h.order_index.fixed.get(self.next_fixed) == Some(&entry) {
-            self.next_fixed += 1;
+        if self.next_fixed(h) == Some(entry) {
+            self.fixed_taken = Some(entry);
         } else {
             self.next_moving += 1;
         }
@@ -80,12 +99,19 @@ impl OrderWalk {
 
 impl Hfsp {
     /// Whether a phase's rank moves on its own (see the module doc).
-    fn rank_moves(&self, p: &PhaseState, vp: Option<&VPhase>) -> bool {
+    fn rank_moves(&self, key: Key, p: &PhaseState, vp: Option<&VPhase>) -> bool {
         match vp {
             _ if p.tiny => false,
-            Some(vp) => vp.finish_seq.is_none() || self.cfg.late_ps,
+            Some(vp) => (vp.finish_seq.is_none() && self.ages(key.1)) || self.cfg.late_ps,
             None => false,
         }
+    }
+
+    /// Whether a size-based phase of this type may rank elsewhere without
+    /// changing itself: its pool has virtual slots (so V ages), or the key
+    /// is the projected virtual finish, which other phases move.
+    pub(crate) fn ages(&self, kind: Kind) -> bool {
+        self.pools[kind as usize].slots > 0 || self.cfg.order_by_finish
     }
 
     /// Files a phase in the order index from its current state; called
@@ -95,26 +121,41 @@ impl Hfsp {
     pub(crate) fn refile(&mut self, key: Key) {
         let mut index = std::mem::take(&mut self.order_index);
         if let Some(r) = index.fixed_rank.remove(&key) {
-            if let Ok(i) = index.fixed.binary_search(&(r, key)) {
-                index.fixed.remove(i);
-            }
+            index.fixed.remove(&(r, key));
+            self.placeable.remove(&(r, key));
         }
         index.moving.remove(&key);
         self.file(&mut index, key);
         self.order_index = index;
+        self.mark_placeable(key);
+    }
+
+    /// A phase of a fixed rank may have something to place now: placement
+    /// walks take it until one finds it with nothing.
+    pub(crate) fn mark_placeable(&mut self, key: Key) {
+        if let Some(r) = self.order_index.fixed_rank.get(&key) {
+            self.placeable.insert((*r, key));
+        }
+    }
+
+    /// A placement walk found these phases with nothing to place.
+    pub(crate) fn unmark_placeable(&mut self, keys: &[Key]) {
+        for key in keys {
+            if let Some(r) = self.order_index.fixed_rank.get(key) {
+                self.placeable.remove(&(*r, *key));
+            }
+        }
     }
 
     /// Files a phase not filed yet.
     fn file(&self, index: &mut OrderIndex, key: Key) {
         let Some(p) = self.phases.get(&key).filter(|p| !p.real_done) else { return };
         let vp = self.pools[key.1 as usize].phases.get(&key);
-        if self.rank_moves(p, vp) {
+        if self.rank_moves(key, p, vp) {
             index.moving.insert(key);
         } else {
             let r = self.rank(key, p, vp, None);
-            // Not filed (the caller made sure), so not found.
-            let (Ok(i) | Err(i)) = index.fixed.binary_search(&(r, key));
-            index.fixed.insert(i, (r, key));
+            index.fixed.insert((r, key));
             index.fixed_rank.insert(key, r);
         }
     }
@@ -154,7 +195,7 @@ impl Hfsp {
     /// placement walk there (see [`OrderWalk`]).
     pub(crate) fn order_walk(&self, placeable_in: Option<&Cluster>) -> OrderWalk {
         OrderWalk {
-            next_fixed: 0,
+            fixed_taken: None,
             moving: self.cfg.late_ps.then(|| self.moving_ranked(placeable_in)),
             next_moving: 0,
             placeable_only: placeable_in.is_some(),

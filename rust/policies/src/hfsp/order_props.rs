@@ -23,6 +23,11 @@ const SETTINGS: &[&[(&str, &str)]] = &[
     &[("tiny_threshold", "2"), ("training_tasks", "1"), ("order", "virtual_finish"), ("preemption", "kill")],
     &[("training_tasks", "1"), ("initial_task_ms", "1000"), ("late_policy", "ps"), ("preemption", "suspend")],
     &[("tiny_threshold", "1"), ("training_tasks", "1"), ("keep_aging", "true"), ("aging_speed", "3")],
+    // Pools of no virtual slots (nodes of 2-8 GB: 4 GB slots, 8 GB maps),
+    // or of some, as nodes come and go: the ranks of their size-based
+    // phases hold, then move.
+    &[("tiny_threshold", "2"), ("training_tasks", "1"), ("map_slot_mb", "4096"), ("reduce_slot_mb", "4096")],
+    &[("training_tasks", "1"), ("map_slot_mb", "8192"), ("preemption", "suspend"), ("initial_task_ms", "500")],
 ];
 
 /// Many apps and asks, so that several phases wait at once; node removals
@@ -48,6 +53,12 @@ fn check(h: &Hfsp, cluster: &Cluster, kv: &[(&str, &str)]) -> Result<(), TestCas
     let placeable: Vec<_> = resorted.iter().copied().filter(|k| h.may_place(cluster, *k)).collect();
     let placement_walk: Vec<_> = walk_all(Some(cluster)).into_iter().filter(|k| h.may_place(cluster, *k)).collect();
     prop_assert_eq!(&placement_walk, &placeable, "{:?}: a placement walk passes over phases that can place", kv);
+    // Phases of fixed ranks are left out of placement walks only once
+    // found with nothing to place, and come back with anything to place.
+    for key in &placeable {
+        let filed = h.order_index_from_scratch().fixed_rank_of(*key).map(|r| (r, *key));
+        prop_assert!(filed.is_none_or(|f| h.placeable.contains(&f)), "{:?}: {:?} may place, left out", kv, key);
+    }
     Ok(())
 }
 

@@ -172,7 +172,11 @@ impl Hfsp {
     /// Files a container in the preemption index after any change to it.
     pub(crate) fn reindex(&mut self, cid: ContainerId) {
         match self.containers.get(&cid) {
-            Some(ci) => self.index.file(cid, ci),
+            Some(ci) => {
+                self.index.file(cid, ci);
+                // Suspended now, maybe: something to place (resume).
+                self.mark_placeable(ci.key);
+            }
             None => self.index.remove(cid),
         }
     }

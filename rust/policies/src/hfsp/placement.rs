@@ -289,8 +289,14 @@ impl Hfsp {
             order.next(self, ctx.cluster());
             tiny.push(key);
         }
+        let mut nothing_to_place = Vec::new();
         for key in tiny {
-            self.fill(ctx, key, node, &mut budget, &mut quota);
+            // A step with nothing to place places nothing, without side effects.
+            if self.may_place(ctx.cluster(), key) {
+                self.fill(ctx, key, node, &mut budget, &mut quota);
+            } else {
+                nothing_to_place.push(key);
+            }
         }
         // Training tasks, up to T running per type (Algorithm 3, step 1).
         for kind in [Kind::Map, Kind::Reduce] {
@@ -326,11 +332,15 @@ impl Hfsp {
         while crate::common::node_has_room(ctx.cluster(), node) {
             let Some((_, key)) = order.next(self, ctx.cluster()) else { break };
             // Most phases in the order have every task placed (late ones
-            // above all): skip them before the placement step's lookups.
-            if self.phases.get(&key).is_some_and(|p| !p.tiny) && self.may_place(ctx.cluster(), key) {
+            // above all): skip them before the placement step's lookups,
+            // and leave them out of later walks until they may place.
+            if !self.may_place(ctx.cluster(), key) {
+                nothing_to_place.push(key);
+            } else if self.phases.get(&key).is_some_and(|p| !p.tiny) {
                 self.fill(ctx, key, node, &mut budget, &mut quota);
             }
         }
+        self.unmark_placeable(&nothing_to_place);
         // Suspended work resumes in whatever room the order left idle.
         preempt::resume_pass(self, ctx, Some(node));
     }

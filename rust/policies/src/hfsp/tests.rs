@@ -705,3 +705,40 @@ fn a_kill_in_flight_is_not_doubled_by_the_next_events() {
         assert!(c.drain_decisions().is_empty(), "a second victim at {t}");
     }
 }
+
+/// The apps of the phases in the real order, as `describe` lists them.
+fn order_of_apps(c: &Harness) -> Vec<u64> {
+    describe(c)["phases"].as_array().unwrap().iter().filter_map(|p| p["app"].as_u64()).collect()
+}
+
+/// On nodes too small for a virtual slot (4 GB slots) nothing ages: the
+/// waiting phases keep their initial order, C (3 × 6 s, V 18 s) before B
+/// (1 × 20 s, V 20 s). An 8 GB node brings 2 virtual slots, which max-min
+/// gives to the one-task phases A and B: 5 s later V(B) = 15 s, and B goes
+/// ahead of C. Without slots again, the order holds where aging left it.
+#[test]
+fn a_cluster_that_gains_virtual_slots_starts_aging() {
+    let mut c = core(&[("map_slot_mb", "4096")]);
+    node(&mut c, 0, 2048, 1);
+    job(&mut c, 0, 1, 1, 100_000);
+    assert_eq!(apps_placed(&mut c, 0, 0), vec![1]);
+    job(&mut c, 0, 2, 1, 20_000);
+    job(&mut c, 0, 3, 3, 6_000);
+    heartbeat(&mut c, 1000, 0);
+    assert_eq!(order_of_apps(&c), vec![3, 2, 1]);
+    let big = sojourn_core::NodeSpec {
+        node: NodeId(1),
+        name: "n1".into(),
+        rack: "/r".into(),
+        labels: vec![],
+        capacity: Resources::new(8192, 1),
+    };
+    c.handle(Time(1000), Event::NodeAdded(big)).expect("node added");
+    heartbeat(&mut c, 6000, 0);
+    assert_eq!(virtual_size(&c, 2), 15_000.0);
+    assert_eq!(order_of_apps(&c), vec![2, 3, 1]);
+    c.handle(Time(7000), Event::NodeRemoved { node: NodeId(1) }).expect("node removed");
+    heartbeat(&mut c, 60_000, 0);
+    assert_eq!(virtual_size(&c, 2), 15_000.0);
+    assert_eq!(order_of_apps(&c), vec![2, 3, 1]);
+}

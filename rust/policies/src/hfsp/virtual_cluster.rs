@@ -225,6 +225,13 @@ pub struct Pool<K: Ord + Copy> {
     /// Rounding is monotone, so the least of them minus a step is the least
     /// of each minus that step: one subtraction per step stands for all.
     lagging_least: f64,
+    /// No phase holds a virtual slot (every `running` is 0), as on a pool
+    /// of no slots. Nothing then ages or completes, and a phase comes in
+    /// holding none, so `allocate` on a pool of no slots leaves everything
+    /// as it is: without this it would rank every phase ever seen (a phase
+    /// that never finishes virtually stays) at each phase's arrival, sizing
+    /// and real completion.
+    idle: bool,
 }
 
 impl<K: Ord + Copy> Pool<K> {
@@ -237,6 +244,7 @@ impl<K: Ord + Copy> Pool<K> {
             next: None,
             lag: Vec::new(),
             lagging_least: f64::INFINITY,
+            idle: true,
         }
     }
 
@@ -301,6 +309,9 @@ impl<K: Ord + Copy> Pool<K> {
     /// The least work left among the lagging phases' running tasks, from
     /// their tasks (which must be up to date).
     fn least_of_lagging(&self) -> f64 {
+        if self.idle {
+            return f64::INFINITY;
+        }
         self.phases
             .values()
             .filter(|p| p.lagging)
@@ -348,6 +359,13 @@ impl<K: Ord + Copy> Pool<K> {
         self.next = None;
         // The lagging phases' tasks must be current before slots move.
         self.catch_up();
+        if self.slots == 0 && self.idle {
+            // Every grant is 0 and every phase holds 0 already; nothing
+            // runs, so nothing completes.
+            self.next = Some(None);
+            self.lagging_least = f64::INFINITY;
+            return;
+        }
         let mut order: Vec<(u64, u64, K)> = self
             .phases
             .iter()
@@ -382,16 +400,32 @@ impl<K: Ord + Copy> Pool<K> {
                 break;
             }
         }
+        let mut granted = 0;
         for ((_, _, k), g) in order.iter().zip(grant) {
             if let Some(p) = self.phases.get_mut(k) {
                 p.running = g.min(usize::try_from(p.tasks.len()).unwrap_or(usize::MAX));
+                granted |= p.running;
             }
         }
+        self.idle = granted == 0;
         self.lagging_least = self.least_of_lagging();
+    }
+
+    /// Each phase's virtual slots as a full max-min pass would grant them
+    /// now, without the shortcut of an idle pool: what `running` must be.
+    #[cfg(test)]
+    pub(crate) fn grants_from_scratch(&self) -> BTreeMap<K, usize> {
+        let mut fresh = self.clone();
+        fresh.idle = false;
+        fresh.allocate();
+        fresh.phases.iter().map(|(k, p)| (*k, p.running)).collect()
     }
 
     /// Slot-ms until the next virtual task completion, if any task runs.
     pub fn next_completion(&self) -> Option<f64> {
+        if self.idle {
+            return None;
+        }
         let stepped = self.phases.values().filter(|p| !p.lagging).filter_map(|p| p.tasks.min_of_first(p.running));
         stepped.chain(self.lagging_least.is_finite().then_some(self.lagging_least)).min_by(f64::total_cmp)
     }
