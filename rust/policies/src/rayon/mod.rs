@@ -38,6 +38,7 @@ pub mod config;
 #[cfg(test)]
 mod tests;
 
+use crate::common::DemandIndex;
 use admission::{Admission, Decision};
 use config::Config;
 pub use config::PARAMS;
@@ -69,12 +70,23 @@ pub struct Rayon {
     wakes: BTreeSet<Time>,
     expired: BTreeSet<AppId>,
     counts: Counts,
+    /// Apps with pending containers in FIFO order (submit, id): the queue
+    /// every pass serves, kept as asks come and go rather than rebuilt and
+    /// sorted from every app each pass.
+    fifo: DemandIndex<(Time, AppId)>,
 }
 
 impl Rayon {
     pub fn new(cfg: Config) -> Rayon {
         let admission = Admission::new(cfg.admission);
-        Rayon { cfg, admission, wakes: BTreeSet::new(), expired: BTreeSet::new(), counts: Counts::default() }
+        Rayon {
+            cfg,
+            admission,
+            wakes: BTreeSet::new(),
+            expired: BTreeSet::new(),
+            counts: Counts::default(),
+            fifo: DemandIndex::default(),
+        }
     }
 
     pub fn admission(&self) -> &Admission {
@@ -231,7 +243,8 @@ impl Rayon {
     /// expiry, the active reservations up to their guarantees, preemption
     /// for what they still miss, then spare capacity FIFO.
     fn pass(&mut self, ctx: &mut Ctx<'_>, only: Option<NodeId>) {
-        self.admit(ctx);
+        // (admission runs on the events that bring an app or its asks,
+        // `on_event`: nothing else makes an undecided app decidable)
         // Expiry, guarantees and preemption concern accepted reservations
         // only: with none (a workload without deadlines), each would walk
         // every app to find nothing.
@@ -243,16 +256,26 @@ impl Rayon {
             }
             self.preempt_for_reservations(ctx);
         }
-        let mut fifo: Vec<(Time, AppId)> =
-            ctx.cluster().apps().filter(|a| a.pending_containers > 0).map(|a| (a.submit, a.id())).collect();
-        fifo.sort();
-        for (_, app) in fifo {
-            if !only.map_or(ctx.cluster().next_node_with_space(NodeId(0)).is_some(), |n| {
-                crate::common::node_has_room(ctx.cluster(), n)
-            }) {
+        let room = |c: &Cluster| {
+            only.map_or(c.next_node_with_space(NodeId(0)).is_some(), |n| crate::common::node_has_room(c, n))
+        };
+        // A full cluster (most passes of a busy day) places nothing: the
+        // queue is not built then.
+        if !room(ctx.cluster()) {
+            return;
+        }
+        let mut drained = Vec::new();
+        for app in self.fifo.iter() {
+            if !room(ctx.cluster()) {
                 break;
             }
             self.place(ctx, app, only, None);
+            if ctx.cluster().app(app).is_none_or(|a| a.pending_containers == 0) {
+                drained.push(app);
+            }
+        }
+        for app in drained {
+            self.fifo.refresh(ctx.cluster(), app);
         }
     }
 
@@ -301,6 +324,7 @@ impl Policy for Rayon {
     }
 
     fn on_event(&mut self, ctx: &mut Ctx<'_>, event: &Event) {
+        self.fifo.observe(ctx.cluster(), event, |a| (a.submit, a.id()));
         if matches!(event, Event::AppAdded(_) | Event::AsksUpdated { .. }) {
             self.admit(ctx);
         }
