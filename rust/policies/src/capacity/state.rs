@@ -6,6 +6,7 @@
 //! mirror and moves the difference up the tree, so the totals never drift.
 
 use super::config::QueueConf;
+use crate::common::IdMap;
 use sojourn_core::{AppId, Cluster, ContainerId, NodeId, Priority, Resources, Time};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
@@ -50,7 +51,9 @@ pub(crate) struct AppUse {
     /// Passed the AM limit (sticky, as YARN's activation).
     pub activated: bool,
     pub am_charge: Resources,
-    pub containers: BTreeSet<ContainerId>,
+    /// Hashed: looked up at every container's end, walked only to forget
+    /// them all when the app goes (in any order).
+    pub containers: IdMap<ContainerId, ()>,
 }
 
 impl AppUse {
@@ -68,7 +71,10 @@ pub(crate) struct State {
     /// why: never scheduled.
     pub unplaced: BTreeMap<AppId, String>,
     /// Containers this policy placed that are still alive: (app, node).
-    pub containers: BTreeMap<ContainerId, (AppId, NodeId)>,
+    /// Hashed: touched at every placement and container end, where an
+    /// ordered map's descent was the policy's largest cost; walked only
+    /// when a node goes, which sorts what it collects.
+    pub containers: IdMap<ContainerId, (AppId, NodeId)>,
     /// Reservations this policy holds: node → (app, priority, size).
     pub reservations: BTreeMap<NodeId, (AppId, Priority, Resources)>,
     /// Missed scheduling opportunities per (app, request priority).
@@ -138,7 +144,7 @@ impl State {
                 waiting: false,
                 activated: false,
                 am_charge: Resources::ZERO,
-                containers: BTreeSet::new(),
+                containers: IdMap::default(),
             },
         );
         self.sync(cluster, app);
@@ -172,7 +178,7 @@ impl State {
                 leaf.users.remove(&u.user);
             }
         }
-        for c in &u.containers {
+        for c in u.containers.keys() {
             self.containers.remove(c);
         }
         self.reservations.retain(|_, (holder, _, _)| *holder != app);
@@ -248,7 +254,7 @@ impl State {
     pub fn track_container(&mut self, cluster: &Cluster, id: ContainerId, app: AppId, node: NodeId) {
         self.containers.insert(id, (app, node));
         if let Some(u) = self.apps.get_mut(&app) {
-            u.containers.insert(id);
+            u.containers.insert(id, ());
         }
         self.sync(cluster, app);
     }
