@@ -66,7 +66,9 @@ impl AppUse {
 pub(crate) struct State {
     pub queues: Vec<QueueUse>,
     parents: Vec<Option<usize>>,
-    pub apps: BTreeMap<AppId, AppUse>,
+    /// Hashed: looked up at every event of an app, never walked where the
+    /// order could reach a decision (`check` sorts).
+    pub apps: IdMap<AppId, AppUse>,
     /// Apps submitted to a queue that does not exist (or is a parent), with
     /// why: never scheduled.
     pub unplaced: BTreeMap<AppId, String>,
@@ -303,7 +305,9 @@ impl State {
         let mut used = vec![Resources::ZERO; self.queues.len()];
         let mut reserved = vec![Resources::ZERO; self.queues.len()];
         let mut waiting = vec![0u32; self.queues.len()];
-        for (id, u) in &self.apps {
+        let mut apps: Vec<(&AppId, &AppUse)> = self.apps.iter().collect();
+        apps.sort_unstable_by_key(|(id, _)| **id);
+        for (id, u) in apps {
             let a = cluster.app(*id).ok_or(format!("{id} tracked but not in the mirror"))?;
             if a.allocated != u.allocated {
                 return Err(format!("{id}: allocated {} but the mirror says {}", u.allocated, a.allocated));
