@@ -202,8 +202,9 @@ impl Capacity {
     }
 
     fn node_removed(&mut self, ctx: &Ctx<'_>, node: NodeId) {
-        let gone: Vec<ContainerId> =
+        let mut gone: Vec<ContainerId> =
             self.state.containers.iter().filter(|(_, (_, n))| *n == node).map(|(c, _)| *c).collect();
+        gone.sort_unstable(); // in id order, as when the map was ordered
         for c in gone {
             self.state.untrack_container(ctx.cluster(), c);
         }

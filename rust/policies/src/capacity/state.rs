@@ -6,6 +6,7 @@
 //! mirror and moves the difference up the tree, so the totals never drift.
 
 use super::config::QueueConf;
+use crate::common::IdMap;
 use sojourn_core::{AppId, Cluster, ContainerId, NodeId, Priority, Resources, Time};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
@@ -50,7 +51,9 @@ pub(crate) struct AppUse {
     /// Passed the AM limit (sticky, as YARN's activation).
     pub activated: bool,
     pub am_charge: Resources,
-    pub containers: BTreeSet<ContainerId>,
+    /// Hashed: looked up at every container's end, walked only to forget
+    /// them all when the app goes (in any order).
+    pub containers: IdMap<ContainerId, ()>,
 }
 
 impl AppUse {
@@ -63,12 +66,17 @@ impl AppUse {
 pub(crate) struct State {
     pub queues: Vec<QueueUse>,
     parents: Vec<Option<usize>>,
-    pub apps: BTreeMap<AppId, AppUse>,
+    /// Hashed: looked up at every event of an app, never walked where the
+    /// order could reach a decision (`check` sorts).
+    pub apps: IdMap<AppId, AppUse>,
     /// Apps submitted to a queue that does not exist (or is a parent), with
     /// why: never scheduled.
     pub unplaced: BTreeMap<AppId, String>,
     /// Containers this policy placed that are still alive: (app, node).
-    pub containers: BTreeMap<ContainerId, (AppId, NodeId)>,
+    /// Hashed: touched at every placement and container end, where an
+    /// ordered map's descent was the policy's largest cost; walked only
+    /// when a node goes, which sorts what it collects.
+    pub containers: IdMap<ContainerId, (AppId, NodeId)>,
     /// Reservations this policy holds: node → (app, priority, size).
     pub reservations: BTreeMap<NodeId, (AppId, Priority, Resources)>,
     /// Missed scheduling opportunities per (app, request priority).
@@ -138,7 +146,7 @@ impl State {
                 waiting: false,
                 activated: false,
                 am_charge: Resources::ZERO,
-                containers: BTreeSet::new(),
+                containers: IdMap::default(),
             },
         );
         self.sync(cluster, app);
@@ -172,7 +180,7 @@ impl State {
                 leaf.users.remove(&u.user);
             }
         }
-        for c in &u.containers {
+        for c in u.containers.keys() {
             self.containers.remove(c);
         }
         self.reservations.retain(|_, (holder, _, _)| *holder != app);
@@ -248,7 +256,7 @@ impl State {
     pub fn track_container(&mut self, cluster: &Cluster, id: ContainerId, app: AppId, node: NodeId) {
         self.containers.insert(id, (app, node));
         if let Some(u) = self.apps.get_mut(&app) {
-            u.containers.insert(id);
+            u.containers.insert(id, ());
         }
         self.sync(cluster, app);
     }
@@ -297,7 +305,9 @@ impl State {
         let mut used = vec![Resources::ZERO; self.queues.len()];
         let mut reserved = vec![Resources::ZERO; self.queues.len()];
         let mut waiting = vec![0u32; self.queues.len()];
-        for (id, u) in &self.apps {
+        let mut apps: Vec<(&AppId, &AppUse)> = self.apps.iter().collect();
+        apps.sort_unstable_by_key(|(id, _)| **id);
+        for (id, u) in apps {
             let a = cluster.app(*id).ok_or(format!("{id} tracked but not in the mirror"))?;
             if a.allocated != u.allocated {
                 return Err(format!("{id}: allocated {} but the mirror says {}", u.allocated, a.allocated));

@@ -101,6 +101,10 @@ impl Fair {
         if queue.is_leaf {
             return queue.order.iter().find_map(|(_, app)| self.decide_app(cl, *app, node).map(|a| (*app, a)));
         }
+        // An only child needs no keys (the common tree: one leaf under root).
+        if let [only] = queue.children.as_slice() {
+            return self.find(cl, *only, node);
+        }
         let mut kids: Vec<_> = queue
             .children
             .iter()

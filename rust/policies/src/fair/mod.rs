@@ -118,7 +118,9 @@ pub(crate) struct AppState {
     pub ms_starvation: Resources,
     pub last_time_at_fair_share: Time,
     pub next_starvation_check: Time,
-    pub containers: BTreeSet<ContainerId>,
+    /// Hashed: looked up at every container's end, walked only to forget
+    /// them all when the app goes (in any order).
+    pub containers: IdMap<ContainerId, ()>,
     /// The app's AM as charged to its leaf's `am_usage` (zero until it runs).
     pub am_charge: Resources,
 }
@@ -138,8 +140,11 @@ pub struct Fair {
     /// of the policy. Looked up only; the passes over all apps sort their
     /// ids first ([`Fair::app_ids`]).
     apps: IdMap<AppId, AppState>,
-    /// Owner of every container this policy placed.
-    containers: BTreeMap<ContainerId, AppId>,
+    /// Owner of every container this policy placed. Hashed: touched at
+    /// every placement and container end, which an ordered map's descent
+    /// made the policy's largest cost; walked only by `resync_all`, which
+    /// sorts what it collects.
+    containers: IdMap<ContainerId, AppId>,
     /// Cluster total the shares and DRF keys were computed for.
     total: Resources,
     demand_dirty: bool,
@@ -159,7 +164,7 @@ impl Fair {
             cfg,
             tree,
             apps: IdMap::default(),
-            containers: BTreeMap::new(),
+            containers: IdMap::default(),
             total: Resources::ZERO,
             demand_dirty: true,
             preempted_for: BTreeMap::new(),
@@ -239,7 +244,7 @@ impl Fair {
                 ms_starvation: Resources::ZERO,
                 last_time_at_fair_share: a.submit,
                 next_starvation_check: Time::ZERO,
-                containers: BTreeSet::new(),
+                containers: IdMap::default(),
                 am_charge: Resources::ZERO,
             },
         );
@@ -264,7 +269,7 @@ impl Fair {
                 q.order.remove(&(k, app));
             }
         }
-        for c in &st.containers {
+        for c in st.containers.keys() {
             self.containers.remove(c);
         }
         for list in self.preempted_for.values_mut() {
@@ -332,7 +337,7 @@ impl Fair {
     fn track(&mut self, container: ContainerId, app: AppId) {
         self.containers.insert(container, app);
         if let Some(st) = self.apps.get_mut(&app) {
-            st.containers.insert(container);
+            st.containers.insert(container, ());
         }
     }
 
@@ -346,7 +351,9 @@ impl Fair {
 
     /// After a node was lost: containers vanished from the mirror.
     fn resync_all(&mut self, cl: &Cluster) {
-        let gone: Vec<ContainerId> = self.containers.keys().copied().filter(|c| cl.container(*c).is_none()).collect();
+        let mut gone: Vec<ContainerId> =
+            self.containers.keys().copied().filter(|c| cl.container(*c).is_none()).collect();
+        gone.sort_unstable(); // in id order, as when the map was ordered
         for c in gone {
             self.untrack(c);
         }

@@ -75,14 +75,16 @@ pub fn app_key(policy: QueuePolicy, usage: &Resources, total: &Resources, submit
     (v, submit, app)
 }
 
-/// The sort key of a child queue under its parent's policy.
+/// The sort key of a child queue under its parent's policy. It borrows the
+/// queue's name: keys are built at every heartbeat, and copying the name
+/// there was a cost of its own.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct QueueKey {
+pub struct QueueKey<'a> {
     no_demand: bool,
     not_needy: bool,
     zero_weight: bool,
     v: [OrdF; 3],
-    name: String,
+    name: &'a str,
 }
 
 pub struct QueueView<'a> {
@@ -93,8 +95,8 @@ pub struct QueueView<'a> {
     pub weight: f64,
 }
 
-pub fn queue_key(policy: QueuePolicy, q: &QueueView<'_>, total: &Resources) -> QueueKey {
-    let name = q.name.to_string();
+pub fn queue_key<'a>(policy: QueuePolicy, q: &QueueView<'a>, total: &Resources) -> QueueKey<'a> {
+    let name = q.name;
     match policy {
         QueuePolicy::Fair => {
             // Resources.min by memory; the min share wins ties.

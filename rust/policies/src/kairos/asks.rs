@@ -10,6 +10,7 @@
 //! whether it is an AM's, and whether it may go anywhere (`plain`: relaxed
 //! locality or none). Only plain shapes are ever found hopeless.
 
+use crate::common::IdMap;
 use sojourn_core::{App, AppId, Cluster, Decision, Event, Phase, Priority};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
@@ -54,7 +55,8 @@ pub(crate) struct AskIndex {
     /// Per shape id, its outstanding asks in FIFO order.
     by_shape: Vec<BTreeSet<QueuedAsk>>,
     /// Per job, its FIFO key and its filed asks with their shape ids.
-    filed: BTreeMap<AppId, Filed>,
+    /// Hashed: looked up at every placement, never walked.
+    filed: IdMap<AppId, Filed>,
 }
 
 impl AskIndex {
@@ -79,10 +81,14 @@ impl AskIndex {
     }
 
     /// Re-reads `app`'s outstanding asks (after its asks changed or one was
-    /// placed).
+    /// placed). Most placements leave a job's filed asks as they were (one
+    /// container fewer at the same priority): then the shape sets, which
+    /// hold every queued ask, are not touched at all.
     pub fn refresh(&mut self, cluster: &Cluster, app: AppId, fifo_key: fn(&App) -> (u64, u32)) {
-        self.forget(app);
-        let Some(a) = cluster.app(app).filter(|a| a.pending_containers > 0) else { return };
+        let Some(a) = cluster.app(app).filter(|a| a.pending_containers > 0) else {
+            self.forget(app);
+            return;
+        };
         let key = fifo_key(a);
         let mut asks = Vec::new();
         for (&prio, _) in a.asks.iter().filter(|(_, s)| s.outstanding > 0) {
@@ -97,8 +103,14 @@ impl AskIndex {
                     id
                 }
             };
-            self.by_shape[id].insert((key, app, prio));
             asks.push((prio, id));
+        }
+        if self.filed.get(&app).is_some_and(|(k, old)| *k == key && *old == asks) {
+            return;
+        }
+        self.forget(app);
+        for &(prio, id) in &asks {
+            self.by_shape[id].insert((key, app, prio));
         }
         self.filed.insert(app, (key, asks));
     }

@@ -120,8 +120,10 @@ pub struct Kairos {
     /// containers) and where they are: a node changes when one ends.
     /// (Hashed: what `sweep` drops is touched in a set, in any order.)
     pub(crate) others: IdMap<ContainerId, NodeId>,
-    /// Each app's tasks, to forget them when the app goes.
-    of_app: IdMap<AppId, BTreeSet<ContainerId>>,
+    /// Each app's tasks, to forget them when the app goes. (Hashed sets:
+    /// touched at every placement and task end; `sweep` sorts what it
+    /// takes from one.)
+    of_app: IdMap<AppId, IdMap<ContainerId, ()>>,
     /// Nodes whose idle cores may serve a suspended task again (a resume
     /// was rejected).
     dirty: BTreeSet<NodeId>,
@@ -180,7 +182,7 @@ impl Kairos {
     /// containers are not tasks: never suspended, not counted in N + Q.)
     pub(crate) fn track(&mut self, ctx: &mut Ctx<'_>, container: ContainerId, node: NodeId) {
         let app = ctx.cluster().container(container).map_or(AppId(u32::MAX), |c| c.app);
-        self.of_app.entry(app).or_default().insert(container);
+        self.of_app.entry(app).or_default().insert(container, ());
         let end = ctx.now.plus(self.cfg.quantum_ms);
         let task = Task {
             node,
@@ -228,7 +230,16 @@ impl Kairos {
     fn sweep(&mut self, ctx: &mut Ctx<'_>, app: Option<AppId>) {
         let cluster = ctx.cluster();
         let gone: Vec<ContainerId> = match app.map(|a| self.of_app.get(&a)) {
-            Some(mine) => mine.into_iter().flatten().copied().filter(|c| cluster.container(*c).is_none()).collect(),
+            Some(mine) => {
+                let mut gone: Vec<ContainerId> = mine
+                    .into_iter()
+                    .flat_map(|m| m.keys())
+                    .copied()
+                    .filter(|c| cluster.container(*c).is_none())
+                    .collect();
+                gone.sort_unstable(); // in id order, as when the set was ordered
+                gone
+            }
             None => {
                 let mut gone: Vec<ContainerId> =
                     self.tasks.keys().copied().filter(|c| cluster.container(*c).is_none()).collect();
