@@ -10,64 +10,22 @@
 //!   cargo bench -p sojourn-jni --bench offload            # 7 solves per size
 //!   cargo bench -p sojourn-jni --bench offload -- 21
 
-use sojourn_core::{OffloadWork, Rng};
+#[path = "../../sim/benches/common/sizing.rs"]
+mod sizing;
+use sizing::instance;
+
+use sojourn_core::OffloadWork;
 use sojourn_jni::isolation::{ChildRunner, ChildStats};
-use sojourn_policies::tetrisched::compile::{SolverOptions, Supply, Window};
+use sojourn_policies::tetrisched::compile::SolverOptions;
 use sojourn_policies::tetrisched::offloaded::SolveInput;
-use sojourn_policies::tetrisched::strl::{EqSets, Leaf, Partitioning, Strl};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// `jobs` pending gangs on `nodes` one-slot nodes in `racks` racks over
-/// `slices` slices: each may start at any slice, on its rack (the first
-/// rack for half of them) at duration d or anywhere at 1.5 d, worth 1000
-/// if it ends by its deadline; 70 % of the nodes busy until a uniform
-/// slice. The shape of the cycles `tetrisched.md` §2 sizes.
-fn instance(nodes: u32, racks: u32, slices: u32, jobs: u32, seed: u64) -> SolveInput {
-    let mut rng = Rng::seeded(seed);
-    let per_rack = nodes / racks;
-    let mut sets = EqSets::new();
-    let all = sets.intern((0..nodes).collect());
-    let rack: Vec<usize> = (0..racks).map(|r| sets.intern((r * per_rack..(r + 1) * per_rack).collect())).collect();
-    let mut exprs = Vec::new();
-    for j in 0..jobs {
-        let k = 1 + rng.below(u64::from(8.min(per_rack))) as u32;
-        let d = 1 + rng.below(8) as u32;
-        let slow = (f64::from(d) * 1.5).ceil() as u32;
-        let home = rack[(rng.below(u64::from(racks)) as usize) * usize::from(rng.next_f64() < 0.5)];
-        let deadline = u64::from(d) * 2 + rng.below(u64::from(slices));
-        let mut leaves = Vec::new();
-        for s in 0..u64::from(slices) {
-            for (set, dur) in [(home, d), (all, slow)] {
-                if s + u64::from(dur) <= deadline {
-                    leaves.push(Strl::NCk(Leaf { job: u64::from(j), set, k, start: s, dur, value: 1000.0, width: 1 }));
-                }
-            }
-        }
-        if !leaves.is_empty() {
-            exprs.push(Strl::Max(leaves));
-        }
-    }
-    let root = Strl::Sum(exprs);
-    let parts = Partitioning::atoms(&sets, &root.sets());
-    let free_from: Vec<u64> =
-        (0..nodes).map(|_| if rng.next_f64() < 0.7 { rng.below(u64::from(slices)) } else { 0 }).collect();
-    let avail = parts
-        .parts
-        .iter()
-        .map(|ns| {
-            (0..u64::from(slices)).map(|t| ns.iter().filter(|n| free_from[**n as usize] <= t).count() as u32).collect()
-        })
-        .collect();
-    SolveInput {
-        root,
-        parts,
-        supply: Supply { avail },
-        window: Window { now: 0, len: slices },
-        opts: SolverOptions::default(),
-        warm: BTreeMap::new(),
-    }
+/// A solve of §2's sizing instances, as the policy hands it to the host.
+fn solve_input(nodes: u32, racks: u32, slices: u32, jobs: u32) -> SolveInput {
+    let (root, parts, supply, window) = instance(nodes, racks, slices, jobs, 1);
+    SolveInput { root, parts, supply, window, opts: SolverOptions::default(), warm: BTreeMap::new() }
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -82,8 +40,9 @@ fn main() {
     println!("| nodes/racks/slices/jobs | request KB | answer KB | JSON work ms | in process ms | through the child ms | difference ms |");
     println!("|---|---|---|---|---|---|---|");
     let mut tag = 0;
-    for (n, r, h, j) in [(8, 2, 4, 2), (40, 4, 25, 20), (80, 8, 25, 50), (256, 8, 25, 100)] {
-        let input = instance(n, r, h, j, 1);
+    // §2's solver-sizing instances, and a tiny one for the fixed cost.
+    for (n, r, h, j) in [(8, 2, 4, 2), (80, 8, 10, 20), (80, 8, 25, 20), (80, 8, 25, 50), (256, 8, 25, 150)] {
+        let input = solve_input(n, r, h, j);
         let (mut inline, mut through, mut json) = (Vec::new(), Vec::new(), Vec::new());
         let (mut request_kb, mut answer_kb) = (0.0, 0.0);
         for _ in 0..reps {
