@@ -256,17 +256,10 @@ impl Rayon {
             }
             self.preempt_for_reservations(ctx);
         }
-        let room = |c: &Cluster| {
-            only.map_or(c.next_node_with_space(NodeId(0)).is_some(), |n| crate::common::node_has_room(c, n))
-        };
-        // A full cluster (most passes of a busy day) places nothing: the
-        // queue is not built then.
-        if !room(ctx.cluster()) {
-            return;
-        }
         let mut drained = Vec::new();
         for app in self.fifo.iter() {
-            if !room(ctx.cluster()) {
+            let c = ctx.cluster();
+            if !only.map_or(c.next_node_with_space(NodeId(0)).is_some(), |n| crate::common::node_has_room(c, n)) {
                 break;
             }
             self.place(ctx, app, only, None);
