@@ -20,7 +20,9 @@
 #
 # Environment:
 #   OUT=DIR              where runs go (default build/gridmix/<trace>-<time>); one subdirectory
-#                        per scheduler (conf/, jobs.csv, run.json, runner.log), and
+#                        per scheduler (conf/, jobs.csv, run.json, runner.log, and cpu.txt: the
+#                        runner JVM's CPU seconds, i.e. the RM's and NodeManagers', the host's busy
+#                        CPU seconds, wall seconds and load average over the run), and
 #                        comparison.txt (printed), comparison.csv, jobs.csv, index.html beside them
 #   NODES                NodeManagers (default 4)
 #   NM_MB, NM_VCORES     each NodeManager's resources (default 4096, 4)
@@ -167,6 +169,28 @@ log4j.logger.org.apache.hadoop.yarn.server.nodemanager.containermanager.monitor=
 L4J
 }
 
+# CPU accounting, to tell the RM's own CPU from the host's load (gridmix.md §2c): the
+# runner JVM holds the RM and the NodeManagers (the AM and task JVMs are other processes),
+# so its CPU differs between schedulers by what the scheduler costs. cpu.txt gets the
+# runner JVM's CPU seconds (user + system, sampled each second until it exits), the
+# host's busy CPU seconds over the run (every process: the JVMs, and anything else the
+# host ran), the wall time, and the 1-minute load average sampled each second (mean, max).
+host_busy_ticks() { awk '/^cpu /{print $2+$3+$4+$7+$8; exit}' /proc/stat; }
+watch_cpu() { # $1 = the runner's pid (timeout's, which execs nothing: its child is the JVM), $2 = file
+  local pid=$1 file=$2 jvm ticks=0 t loads=()
+  while kill -0 "$pid" 2>/dev/null; do
+    for jvm in $(pgrep -P "$pid" java) ; do
+      t=$(awk '{print $14+$15}' "/proc/$jvm/stat" 2>/dev/null) && [ -n "$t" ] && ticks=$t
+    done
+    loads+=("$(cut -d' ' -f1 /proc/loadavg)")
+    sleep 1
+  done
+  {
+    echo "runner_cpu_s $(( ticks / $(getconf CLK_TCK) ))"
+    printf '%s\n' "${loads[@]}" | awk '{s+=$1; if($1>m)m=$1} END{if(NR) printf "load1_mean %.2f\nload1_max %.2f\n", s/NR, m}'
+  } > "$file"
+}
+
 pairs=()
 status=0
 for spec in $scheds; do
@@ -187,14 +211,22 @@ for spec in $scheds; do
   echo "compare.sh: $spec: $what, ${NODES:-4} NodeManagers ..." >&2
   start=$(date +%s)
   rc=0
-  (cd "$dir" && timeout "$timeout_s" java -Xmx"${RUNNER_HEAP:-1g}" "${jflags[@]}" \
+  host_busy_before=$(host_busy_ticks)
+  (cd "$dir" && exec timeout "$timeout_s" java -Xmx"${RUNNER_HEAP:-1g}" "${jflags[@]}" \
       -Djava.library.path="$native" -Dgridmix.log.file="$dir/hadoop.log" \
       -Dlog4j.configuration="file:$dir/conf/log4j.properties" \
       -cp "$dir/conf:$GRIDMIX_CLASSPATH" "${runner[@]}" \
       --out "$dir" --name "$name" --nodes "${NODES:-4}" \
       --nm-mb "${NM_MB:-4096}" --nm-vcores "${NM_VCORES:-4}" \
-      > "$dir/runner.log" 2>&1) || rc=$?
+      > "$dir/runner.log" 2>&1) &
+  runner_pid=$!
+  watch_cpu "$runner_pid" "$dir/cpu.txt" &
+  watcher=$!
+  wait "$runner_pid" || rc=$?
+  wait "$watcher" || true
   secs=$(( $(date +%s) - start ))
+  echo "host_busy_s $(( ($(host_busy_ticks) - host_busy_before) / $(getconf CLK_TCK) ))" >> "$dir/cpu.txt"
+  echo "wall_s $secs" >> "$dir/cpu.txt"
   jobs_done=0
   if [ -f "$dir/jobs.csv" ]; then jobs_done=$(grep -c ',SUCCEEDED,' "$dir/jobs.csv" || true); fi
   echo "compare.sh: $spec: exit $rc after ${secs}s, $jobs_done applications succeeded" >&2
