@@ -74,6 +74,22 @@ impl TetriSched {
             self.next_cycle = None;
             return;
         }
+        // Nothing can start now when no node has a free slot, and a plan's
+        // only effect is what starts now (its later slices are re-planned by
+        // the next cycle): skip the STRL and the solve. A freed slot marks
+        // the policy dirty, and with `event_cycles` the next pass plans at
+        // once. That solve starts cold: a plan kept across skipped cycles
+        // no longer fits the supply, and with it as the warm start CBC
+        // aborted (the `crunch` assertion of `warm_start_regression`) in
+        // the 400-job heartbeat run of tetrisched.md §4.
+        if self.cfg.skip_full_cycles && !ctx.cluster().nodes().any(|n| self.slots(&n.available()) > 0) {
+            stats.planner = "full".into();
+            ctx.metrics.count("tetrisched.full_cycles", 1);
+            self.warm.clear();
+            self.last = stats;
+            self.schedule_next(now);
+            return;
+        }
         // Step 4: STRL per gang.
         let mut sets = EqSets::new();
         let jobs: Vec<JobStrl> = gangs.iter().map(|g| jobs::strl(g, &mut sets, tau0, window.len, &self.cfg)).collect();

@@ -108,7 +108,8 @@ pub struct CycleStats {
     pub int_vars: usize,
     pub bin_vars: usize,
     pub constraints: usize,
-    /// `milp`, `greedy` (NG), `fallback` (the MILP failed: NG instead) or `idle`.
+    /// `milp`, `milp+greedy`, `greedy` (NG), `fallback` (the MILP failed: NG
+    /// instead), `idle` (nothing pending) or `full` (no free slot: not planned).
     pub planner: String,
     pub solver_error: Option<String>,
     pub objective: f64,

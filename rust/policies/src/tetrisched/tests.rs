@@ -382,6 +382,30 @@ fn describe_reports_the_cycle() {
     assert!(d["last_cycle"]["int_vars"].as_u64().unwrap_or(0) > 0, "{d}");
 }
 
+/// A cycle on a full cluster plans nothing (`full`): nothing could start.
+/// When a slot frees, the next pass plans and starts the waiting job at
+/// once, as it would have without the skip; with `skip_full_cycles=false`
+/// the full cycle solves the MILP (and still starts nothing).
+#[test]
+fn a_full_cluster_skips_the_solve_and_a_freed_slot_plans_at_once() {
+    for skip in ["true", "false"] {
+        let mut c = cluster(&[("skip_full_cycles", skip)], &[("/r0", 2)]);
+        app(&mut c, 0, 1, "default", "a", 2, 20_000);
+        assert_eq!(placed(&schedule(&mut c, 0)), vec![(1, 0), (1, 1)]);
+        app(&mut c, 1_000, 2, "slo", "b", 1, 8_000);
+        assert!(placed(&schedule(&mut c, 4_000)).is_empty(), "skip={skip}: both nodes are busy");
+        let d = c.describe();
+        let want = if skip == "true" { "full" } else { "milp" };
+        assert_eq!(d["last_cycle"]["planner"], want, "skip={skip}: {d}");
+        let held: Vec<_> =
+            c.cluster().app(AppId(1)).map(|a| a.containers.iter().copied().collect()).unwrap_or_default();
+        let mut got = placed(&finish(&mut c, 20_000, held[0]));
+        got.extend(placed(&schedule(&mut c, 20_000)));
+        assert_eq!(got, vec![(2, 0)], "skip={skip}: the freed node goes to the waiting job at once");
+        assert_eq!(c.describe()["last_cycle"]["planner"], "milp", "skip={skip}");
+    }
+}
+
 /// A warm start CBC 2.10.8 once aborted on (an assertion in
 /// `OsiClpSolverInterface::crunch`), found by the property test: a linear
 /// job over 25 starts, one unit warm at start 15.
