@@ -85,6 +85,13 @@ pub struct CoreConfig {
     /// [`Core::take_offloads`] after each step and answers with
     /// [`Event::OffloadDone`]. Off, policies do such work inline.
     pub offload: bool,
+    /// At most this many containers placed while one node heartbeat is
+    /// handled (YARN's per-node-heartbeat maximum-container-assignments);
+    /// `None`: no limit. Enforced by the mirror
+    /// ([`Cluster::assignments_left`]): a placement past it is refused
+    /// before anything is decided, so what waits is placed at later
+    /// heartbeats. `ScheduleAll` (all nodes at once) is not limited.
+    pub max_assignments: Option<u32>,
 }
 
 /// Counters a host can report (decisions by kind, rejections).
@@ -108,6 +115,7 @@ pub struct Core {
     last_now: Time,
     offload: bool,
     offloads: Vec<Offload>,
+    max_assignments: Option<u32>,
 }
 
 impl Core {
@@ -123,6 +131,7 @@ impl Core {
             last_now: Time::ZERO,
             offload: config.offload,
             offloads: Vec::new(),
+            max_assignments: config.max_assignments,
         }
     }
 
@@ -231,7 +240,9 @@ impl Core {
                     return Err(CoreError::UnknownNode(*node));
                 }
                 let node = *node;
+                self.cluster.limit_assignments(self.max_assignments);
                 self.with_ctx(now, |p, ctx| p.on_node_heartbeat(ctx, node));
+                self.cluster.limit_assignments(None);
                 return Ok(());
             }
             Event::ScheduleAll => {

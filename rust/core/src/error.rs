@@ -31,6 +31,14 @@ pub enum CoreError {
         now: Time,
         last: Time,
     },
+    /// A placement asked for after the node heartbeat being handled placed
+    /// `limit` containers, the most the host allows one heartbeat: it may
+    /// succeed at a later heartbeat.
+    AssignmentLimit {
+        limit: u32,
+        app: AppId,
+        node: NodeId,
+    },
 }
 
 impl fmt::Display for CoreError {
@@ -48,6 +56,11 @@ impl fmt::Display for CoreError {
             CoreError::ClockBackwards { now, last } => {
                 write!(f, "the host's clock went backwards: a step at {now} after one at {last}")
             }
+            CoreError::AssignmentLimit { limit, app, node } => write!(
+                f,
+                "{app} cannot be placed on {node} in this heartbeat: it already placed {limit} container(s), \
+                 the most one node heartbeat may place"
+            ),
         }
     }
 }
@@ -63,6 +76,7 @@ impl CoreError {
             | CoreError::UnknownContainer(_)
             | CoreError::BadResource { .. }
             | CoreError::BadEvent(_) => RefusalKind::Never,
+            CoreError::AssignmentLimit { .. } => RefusalKind::Retry,
             CoreError::Config(_) | CoreError::InvalidDecision(_) | CoreError::ClockBackwards { .. } => {
                 RefusalKind::Error
             }

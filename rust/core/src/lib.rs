@@ -25,6 +25,16 @@
 //!   `Retry` (may succeed once the state changes), `Never` (do not issue it
 //!   again: the mirror remembers, e.g. a suspension the host cannot do) or
 //!   `Error` (a bug on the side that produced it).
+//! - **A heartbeat may have a limit.** A host can bound the containers
+//!   placed while one `NodeHeartbeat` is handled
+//!   ([`CoreConfig::max_assignments`], YARN's per-node-heartbeat
+//!   maximum-container-assignments; the shim sets it). Once it is spent,
+//!   [`Cluster::can_allocate`] refuses with [`Refusal::AssignmentLimit`] and
+//!   [`Ctx::allocate`] with [`CoreError::AssignmentLimit`] (`Retry`), before
+//!   anything is decided. A policy that places several containers per
+//!   heartbeat should stop its walk when [`Cluster::assignments_left`] is
+//!   `Some(0)`, and treat the refusal as the end of the heartbeat, not as a
+//!   failure to report.
 //! - **Timers are typed.** A policy keeps its wake-ups in a
 //!   [`TimerTable`] of its own payload type (an enum), reports the first in
 //!   [`Policy::next_wake`] and pops the due ones in [`Policy::on_wake`];

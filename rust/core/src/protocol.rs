@@ -343,6 +343,11 @@ pub struct RecordingMeta {
     /// the recorded [`Event::OffloadDone`] answers instead of working inline.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub offload: bool,
+    /// The run's limit on containers per node heartbeat
+    /// ([`CoreConfig::max_assignments`](crate::CoreConfig::max_assignments)),
+    /// which a replay must apply to make the same decisions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_assignments: Option<u32>,
 }
 
 impl RecordingMeta {
@@ -353,6 +358,7 @@ impl RecordingMeta {
             max_allocation: self.max_allocation,
             network_delay_ms: self.network_delay_ms,
             offload: self.offload,
+            max_assignments: self.max_assignments,
         }
     }
 }

@@ -49,6 +49,11 @@ pub struct Settings {
     /// The `sojourn-offload` executable, for `"process"`.
     #[serde(default)]
     pub offload_command: Option<String>,
+    /// At most this many containers placed per node heartbeat
+    /// ([`CoreConfig::max_assignments`]); absent: no limit. 0 is refused:
+    /// nothing would ever be placed.
+    #[serde(default)]
+    pub max_assignments: Option<u32>,
 }
 
 fn default_offload_isolation() -> String {
@@ -91,6 +96,7 @@ impl Default for Settings {
             record_max_mb: default_record_max_mb(),
             offload_isolation: default_offload_isolation(),
             offload_command: None,
+            max_assignments: None,
         }
     }
 }
@@ -244,6 +250,11 @@ impl Session {
     /// Builds the policy (validating its parameters) and the core.
     pub fn open(policy: &str, params: &BTreeMap<String, String>, settings: Settings) -> Result<Session> {
         let built = sojourn_policies::build(policy, params)?;
+        if settings.max_assignments == Some(0) {
+            return Err(BridgeError::Config(
+                "max_assignments 0 would place no container ever: give at least 1, or leave it out for no limit".into(),
+            ));
+        }
         let meta = RecordingMeta {
             policy: policy.to_string(),
             params: params.clone(),
@@ -252,6 +263,7 @@ impl Session {
             network_delay_ms: settings.network_delay_ms,
             segment: 0,
             offload: true,
+            max_assignments: settings.max_assignments,
         };
         let recorder = match settings.record.as_deref() {
             Some(p) if !p.trim().is_empty() => Some(Recorder::open(p.trim(), &meta, settings.record_max_mb)?),
@@ -262,6 +274,7 @@ impl Session {
             max_allocation: settings.max_allocation,
             network_delay_ms: settings.network_delay_ms,
             offload: true,
+            max_assignments: settings.max_assignments,
         };
         let isolation = settings.isolation()?;
         log::info!(

@@ -79,6 +79,7 @@ pub fn replay(file: &Path, opts: &ReplayOptions) -> Result<Replayed, SimError> {
             network_delay_ms: 0,
             segment: 0,
             offload: false,
+            max_assignments: None,
         }
     };
     if let Some(p) = &opts.policy {

@@ -77,6 +77,17 @@ pub struct Cluster {
     nodes_with_space: NodeBits,
     next_container: u64,
     max_allocation: Option<Resources>,
+    /// The containers the node heartbeat being handled may still place;
+    /// `None` outside a heartbeat, or when the host sets no limit.
+    assignment_budget: Option<AssignmentBudget>,
+}
+
+/// A limit on the containers one node heartbeat places, and what is left
+/// of it (see [`Cluster::limit_assignments`]).
+#[derive(Clone, Copy, Debug)]
+struct AssignmentBudget {
+    limit: u32,
+    left: u32,
 }
 
 fn bad_resource(what: String, why: &str) -> CoreError {
@@ -144,6 +155,21 @@ impl Cluster {
     pub fn pending_containers(&self) -> u64 {
         self.pending_containers
     }
+    /// How many more containers the node heartbeat being handled may place
+    /// (YARN's per-node-heartbeat maximum-container-assignments, set by the
+    /// host); `None`: no limit. At zero, [`Cluster::can_allocate`] refuses
+    /// every placement with [`Refusal::AssignmentLimit`], so a policy that
+    /// asks before placing stops without deciding anything it must drop.
+    pub fn assignments_left(&self) -> Option<u32> {
+        self.assignment_budget.map(|b| b.left)
+    }
+
+    /// Allows at most `limit` placements from now on (`None`: no limit),
+    /// until called again: the engine sets it around each node heartbeat.
+    pub(crate) fn limit_assignments(&mut self, limit: Option<u32>) {
+        self.assignment_budget = limit.map(|limit| AssignmentBudget { limit, left: limit });
+    }
+
     /// Nodes with some memory and vcores free, in id order.
     pub fn nodes_with_space(&self) -> impl Iterator<Item = NodeId> + '_ {
         self.nodes_with_space.iter()

@@ -20,6 +20,9 @@ pub enum Refusal {
     Reserved,
     Partition,
     Locality,
+    /// The node heartbeat being handled placed as many containers as the
+    /// host allows one heartbeat ([`Cluster::assignments_left`]).
+    AssignmentLimit,
 }
 
 impl Cluster {
@@ -27,6 +30,11 @@ impl Cluster {
     /// (outstanding, fits, label and strict locality respected). Cheap: the
     /// refusal is a plain value, formatted only when it becomes an error.
     pub fn can_allocate(&self, app: AppId, priority: Priority, node: NodeId) -> std::result::Result<(), Refusal> {
+        // First: once the heartbeat's limit is spent nothing else matters,
+        // and a policy's walk over its apps then costs a check each.
+        if self.assignments_left() == Some(0) {
+            return Err(Refusal::AssignmentLimit);
+        }
         let a = self.app(app).ok_or(Refusal::UnknownApp)?;
         let n = self.node(node).ok_or(Refusal::UnknownNode)?;
         let ask = a.asks.get(&priority).filter(|s| s.outstanding > 0).ok_or(Refusal::NoAsk)?;
@@ -60,6 +68,9 @@ impl Cluster {
             Refusal::Reserved => CoreError::InvalidDecision(format!("{node} is reserved for another application")),
             Refusal::Partition => CoreError::InvalidDecision(format!("{node} is not in the partition {app} asks for")),
             Refusal::Locality => CoreError::InvalidDecision(format!("{app} at {priority} is strict about locality")),
+            Refusal::AssignmentLimit => {
+                CoreError::AssignmentLimit { limit: self.assignment_budget.map_or(0, |b| b.limit), app, node }
+            }
         }
     }
 
@@ -89,6 +100,9 @@ impl Cluster {
         now: Time,
     ) -> Result<(ContainerId, Resources)> {
         self.can_allocate(app, priority, node).map_err(|r| self.refusal_error(r, app, priority, node))?;
+        if let Some(b) = &mut self.assignment_budget {
+            b.left -= 1; // can_allocate saw it above zero
+        }
         let n = self.nodes.get_mut(node.0).ok_or(CoreError::UnknownNode(node))?;
         let a = self.apps.get_mut(app.0).map(|a| &mut **a).ok_or(CoreError::UnknownApp(app))?;
         let st = a.asks.get_mut(&priority).ok_or(CoreError::UnknownApp(app))?;

@@ -259,7 +259,7 @@ pub fn simulate<'a>(
     let policy = sojourn_policies::build(&cfg.policy, &cfg.params)?;
     let core = Core::new(
         policy,
-        CoreConfig { seed: cfg.seed, max_allocation: None, network_delay_ms: cfg.network_delay_ms, offload: false },
+        CoreConfig { seed: cfg.seed, network_delay_ms: cfg.network_delay_ms, ..CoreConfig::default() },
     );
     let n = cluster.nodes.len();
     let mut sim = Sim {

@@ -131,7 +131,7 @@ final class Applications {
     SojournQueue q = (SojournQueue) app.getQueue();
     int coreId = ids.newApp();
     SojournAppAttempt attempt = new SojournAppAttempt(attemptId, app.getUser(), q,
-        q.getAbstractUsersManager(), rmContext, coreId);
+        q.getAbstractUsersManager(), rmContext, coreId, yarn::headroom);
     if (transferState) {
       attempt.transferStateFromPreviousAttempt(app.getCurrentAppAttempt());
     }

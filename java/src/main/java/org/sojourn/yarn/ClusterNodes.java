@@ -31,10 +31,13 @@ final class ClusterNodes {
   private final PendingEvents pending;
   /** {@code yarn.scheduler.include-port-in-node-name}, read at service init. */
   private volatile boolean usePortForNodeName;
-  /** The headroom last given to every attempt and queue, and the tree and app ids it was given over. */
-  private Resource headroom;
+  /**
+   * What the cluster has free as of the last change: every attempt's headroom,
+   * read when its AM asks ({@link SojournAppAttempt#getHeadroom}).
+   */
+  private volatile Resource headroom = Resources.none();
+  /** The queue tree the queues' available resources were last set over. */
   private QueueTree headroomTree;
-  private int headroomApps;
 
   ClusterNodes(SojournScheduler yarn, CoreIds ids, PendingEvents pending) {
     this.yarn = yarn;
@@ -93,6 +96,11 @@ final class ClusterNodes {
     }
   }
 
+  /** The cluster's free resources as of the last change (shared: do not modify). */
+  Resource headroom() {
+    return headroom;
+  }
+
   /** Every attempt's headroom and every queue's available resources: what the cluster has free. */
   void updateHeadroom() {
     QueueTree tree = yarn.queues();
@@ -102,22 +110,13 @@ final class ClusterNodes {
     Resource used = tree.root().getMetrics().getAllocatedResources();
     Resource avail = Resources.componentwiseMax(
         Resources.subtract(yarn.getClusterResource(), used), Resources.none());
-    // Every attempt and queue already has this headroom unless an attempt or
-    // the queue tree is new since: a NODE_UPDATE that changes nothing then
-    // costs nothing here (the loop is over every application).
-    int apps = ids.appsIssued();
-    if (avail.equals(headroom) && tree == headroomTree && apps == headroomApps) {
+    if (avail.equals(headroom) && tree == headroomTree) {
       return;
     }
-    headroom = Resources.clone(avail); // the attempts share avail itself
+    // Published once, not set on every attempt: that loop over every
+    // application cost each NODE_UPDATE that placed a container O(apps).
+    headroom = avail;
     headroomTree = tree;
-    headroomApps = apps;
-    for (SchedulerApplication<SojournAppAttempt> app : yarn.getSchedulerApplications().values()) {
-      SojournAppAttempt a = app.getCurrentAppAttempt();
-      if (a != null) {
-        a.setHeadroom(avail);
-      }
-    }
     for (SojournQueue q : tree.all()) {
       q.getMetrics().setAvailableResourcesToQueue(avail);
     }

@@ -105,6 +105,9 @@ final class CoreChannel {
     ObjectNode o = Protocol.JSON.createObjectNode();
     o.put("seed", s.seed);
     o.set("max_allocation", Protocol.resources(yarn.getMaximumResourceCapability()));
+    if (s.maxAssignments > 0) {
+      o.put("max_assignments", s.maxAssignments);
+    }
     if (recordPath != null) {
       o.put("record", recordPath);
       o.put("record_max_mb", s.recordMaxMb);

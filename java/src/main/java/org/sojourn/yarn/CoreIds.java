@@ -95,11 +95,6 @@ final class CoreIds {
     return nextApp.getAndIncrement();
   }
 
-  /** How many app ids were handed out: it changes whenever an attempt is added. */
-  int appsIssued() {
-    return nextApp.get();
-  }
-
   void addApp(SojournAppAttempt a) {
     appsById.put(a.coreId(), a);
   }

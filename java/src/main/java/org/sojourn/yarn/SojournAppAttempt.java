@@ -2,6 +2,7 @@ package org.sojourn.yarn;
 
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEvent;
@@ -13,6 +14,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ContainerR
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
+import org.apache.hadoop.yarn.util.resource.Resources;
 
 /**
  * An application attempt as Sojourn keeps it in YARN's books. Its one
@@ -21,13 +23,27 @@ import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
  */
 final class SojournAppAttempt extends FiCaSchedulerApp {
   private final int coreId;
+  /** What the cluster has free, kept by ClusterNodes for every attempt. */
+  private final java.util.function.Supplier<Resource> freeInCluster;
   /** Set once when the attempt is added; read when its asks are translated. */
   private volatile Long taskEstimateMs;
 
   SojournAppAttempt(ApplicationAttemptId id, String user, SojournQueue queue,
-      AbstractUsersManager users, RMContext rmContext, int coreId) {
+      AbstractUsersManager users, RMContext rmContext, int coreId,
+      java.util.function.Supplier<Resource> freeInCluster) {
     super(id, user, queue, users, rmContext);
     this.coreId = coreId;
+    this.freeInCluster = freeInCluster;
+  }
+
+  /**
+   * YARN's headroom for this attempt: what the cluster has free (Sojourn's
+   * queues set no limits of their own), read when the AM asks rather than
+   * set on every attempt at each change.
+   */
+  @Override
+  public Resource getHeadroom() {
+    return Resources.clone(freeInCluster.get());
   }
 
   /** The id the core knows this attempt by. */

@@ -73,13 +73,23 @@ final class SojournConfig {
       Collections.unmodifiableList(Protocol.list("process", "thread"));
   /** The child's executable for {@code process}; empty: the one extracted from this jar. */
   static final String OFFLOAD_COMMAND = PREFIX + "offload.command";
+  /**
+   * At most this many containers placed while one NODE_UPDATE is handled
+   * (CapacityScheduler's {@code per-node-heartbeat.maximum-container-assignments});
+   * -1: no limit. The core refuses a placement past it before the policy
+   * decides it, so nothing is decided and then dropped; what waits goes at
+   * the next heartbeats. It bounds the time a heartbeat holds the scheduler's
+   * lock (each container placed costs YARN's books about 15 us).
+   */
+  static final String MAX_ASSIGNMENTS = PREFIX + "per-node-heartbeat.maximum-container-assignments";
+  static final long DEFAULT_MAX_ASSIGNMENTS = 8;
 
   private static final List<String> OWN;
 
   static {
     List<String> own = new ArrayList<>(Protocol.list("policy", "seed", "preemption.grace-ms", "record.path",
         "record.max-mb", "tick-ms", "suspend", "suspend.secret-file", "am-progress.interval-ms",
-        "offload.isolation", "offload.command"));
+        "offload.isolation", "offload.command", "per-node-heartbeat.maximum-container-assignments"));
     own.addAll(Placement.KEYS);
     OWN = Collections.unmodifiableList(own);
   }
@@ -103,10 +113,14 @@ final class SojournConfig {
   final String offloadIsolation;
   /** See {@link #OFFLOAD_COMMAND}; null: the jar's. */
   final String offloadCommand;
+  /** See {@link #MAX_ASSIGNMENTS}; -1: no limit. */
+  final long maxAssignments;
 
   private SojournConfig(String policy, Map<String, String> params, long seed, long graceMs,
       String recordPath, long recordMaxMb, long tickMs, String suspend, long amProgressMs,
-      QueueTree.Spec queues, Placement placement, String offloadIsolation, String offloadCommand) {
+      QueueTree.Spec queues, Placement placement, String offloadIsolation, String offloadCommand,
+      long maxAssignments) {
+    this.maxAssignments = maxAssignments;
     this.offloadIsolation = offloadIsolation;
     this.offloadCommand = offloadCommand;
     this.policy = policy;
@@ -187,11 +201,17 @@ final class SojournConfig {
           + "' is not one of " + String.join(", ", OFFLOAD_MODES));
     }
     String command = conf.getTrimmed(OFFLOAD_COMMAND, "");
+    long maxAssignments = longAtLeast(conf, MAX_ASSIGNMENTS, DEFAULT_MAX_ASSIGNMENTS, -1);
+    if (maxAssignments == 0 || maxAssignments > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("sojourn: " + MAX_ASSIGNMENTS + "=" + maxAssignments
+          + " is out of range: at least 1 container per heartbeat (0 would place none), at most "
+          + Integer.MAX_VALUE + ", or -1 for no limit");
+    }
     QueueTree.Spec spec = QueueTree.Spec.read(conf);
     checkPolicyQueues(policy, params, spec);
     return new SojournConfig(policy, params, seed, grace, record.isEmpty() ? null : record, recordMaxMb,
         tick, suspend, amProgress, spec, Placement.read(conf, spec), isolation,
-        command.isEmpty() ? null : command);
+        command.isEmpty() ? null : command, maxAssignments);
   }
 
   /**

@@ -25,6 +25,7 @@ import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
+import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceOption;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
@@ -153,8 +154,9 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
     this.activePolicy = s.policy;
     suspensions.start(s.suspend, configuration);
     LOG.info("Sojourn scheduler: policy {} {}, queues {}, placement {}, preemption grace {} ms, "
-        + "native library from {}", s.policy, s.params, queues.leafPaths(), s.placement.describe(), s.graceMs,
-        Native.loadedFrom());
+        + "at most {} container(s) per node heartbeat, native library from {}", s.policy, s.params,
+        queues.leafPaths(), s.placement.describe(), s.graceMs,
+        s.maxAssignments < 0 ? "any number of" : s.maxAssignments, Native.loadedFrom());
     LOG.info(Suspensions.modeLine(s.suspend, s.graceMs));
     super.serviceInit(configuration);
     schedulingMonitorManager.initialize(rmContext, configuration);
@@ -253,10 +255,12 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
       }
       QueueTree tree = QueueTree.build(next.queues, queues, configuration, this::getClusterResource);
       SojournConfig cur = settings;
-      if (!next.policy.equals(cur.policy) || !next.params.equals(cur.params) || next.seed != cur.seed) {
+      if (!next.policy.equals(cur.policy) || !next.params.equals(cur.params) || next.seed != cur.seed
+          || next.maxAssignments != cur.maxAssignments) {
         try (Native probe = channel.open(next, null)) {
-          LOG.warn("sojourn: policy settings changed ({} {} -> {} {}); they are valid and take "
-              + "effect when the ResourceManager restarts", cur.policy, cur.params, next.policy, next.params);
+          LOG.warn("sojourn: policy settings changed ({} {}, {} {} -> {} {}, {} {}); they are valid and take "
+              + "effect when the ResourceManager restarts", cur.policy, cur.params, SojournConfig.MAX_ASSIGNMENTS,
+              cur.maxAssignments, next.policy, next.params, SojournConfig.MAX_ASSIGNMENTS, next.maxAssignments);
         } catch (IllegalArgumentException e) {
           throw new IOException(e.getMessage(), e);
         }
@@ -420,6 +424,11 @@ public class SojournScheduler extends AbstractYarnScheduler<SojournAppAttempt, F
   }
 
   // ---- nodes (ClusterNodes keeps them) ------------------------------------------------
+
+  /** What the cluster has free: every attempt's headroom ({@link ClusterNodes#headroom}). */
+  Resource headroom() {
+    return nodes.headroom();
+  }
 
   /** YARN's own book-keeping of a capacity change, for {@link ClusterNodes}. */
   void updateNodeResourceInBooks(RMNode rmNode, ResourceOption option) {

@@ -26,7 +26,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateS
  * that change nothing (for Sojourn, the bridge's round trip with an empty
  * response) are timed apart. Prints figures.
  *
- * <pre>gradle rmbench [-Prmbench.args="all 1000 500 100 --record"]</pre>
+ * <pre>gradle rmbench [-Prmbench.args="all 1000 500 100 [--max-assignments=N] --record"]</pre>
  * (all, or a comma-separated list of sojourn-fifo, sojourn-fair, sojourn-fair-single, sojourn-hfsp,
  * sojourn-kairos, sojourn-tetrisched, capacity, capacity-multi, fair)
  */
@@ -39,6 +39,13 @@ public final class RmBench {
     }
     return n;
   }
+
+  /**
+   * {@code --max-assignments=N}: Sojourn's containers per node heartbeat
+   * (yarn.scheduler.sojourn.per-node-heartbeat.maximum-container-assignments,
+   * -1 no limit); by default the shim's default.
+   */
+  static String maxAssignments = "8";
 
   /** Every scheduler, in the order the figures are printed. */
   static final List<String> ALL =
@@ -54,6 +61,13 @@ public final class RmBench {
   public static void main(String[] args) throws Exception {
     List<String> rest = new ArrayList<>(Arrays.asList(args));
     boolean record = rest.remove("--record");
+    for (java.util.Iterator<String> it = rest.iterator(); it.hasNext(); ) {
+      String a = it.next();
+      if (a.startsWith("--max-assignments=")) {
+        maxAssignments = a.substring("--max-assignments=".length());
+        it.remove();
+      }
+    }
     String which = rest.size() > 0 ? rest.get(0) : "all";
     int nodes = rest.size() > 1 ? Integer.parseInt(rest.get(1)) : 1000;
     int apps = rest.size() > 2 ? Integer.parseInt(rest.get(2)) : 500;
@@ -90,6 +104,71 @@ public final class RmBench {
     }
   }
 
+  private static long gcCount() {
+    long n = 0;
+    for (java.lang.management.GarbageCollectorMXBean b : java.lang.management.ManagementFactory
+        .getGarbageCollectorMXBeans()) {
+      n += Math.max(0, b.getCollectionCount());
+    }
+    return n;
+  }
+
+  private static long gcMillis() {
+    long n = 0;
+    for (java.lang.management.GarbageCollectorMXBean b : java.lang.management.ManagementFactory
+        .getGarbageCollectorMXBeans()) {
+      n += Math.max(0, b.getCollectionTime());
+    }
+    return n;
+  }
+
+  /** p50/p99 of {@code ns} (unsorted), in us, as "p50 / p99 (n)". */
+  private static String quantiles(List<Long> ns) {
+    if (ns.isEmpty()) {
+      return "none";
+    }
+    long[] l = ns.stream().mapToLong(Long::longValue).sorted().toArray();
+    return String.format("p50 %.1f / p99 %.1f / max %.1f us (%d)", l[l.length / 2] / 1e3,
+        l[(int) (l.length * 0.99)] / 1e3, l[l.length - 1] / 1e3, l.length);
+  }
+
+  /**
+   * Where the time of the timed NODE_UPDATEs went: by containers placed,
+   * with and without a collection during the call, and the slowest calls.
+   */
+  private static void breakdown(List<Long> lat, List<Integer> placedBy, List<Boolean> gcIn, long gcs, long gcMs,
+      int nodes) {
+    List<Long> withGc = new ArrayList<>();
+    List<Long> noGc = new ArrayList<>();
+    java.util.TreeMap<String, List<Long>> byPlaced = new java.util.TreeMap<>();
+    int most = 0;
+    for (int i = 0; i < lat.size(); i++) {
+      (gcIn.get(i) ? withGc : noGc).add(lat.get(i));
+      int p = placedBy.get(i);
+      most = Math.max(most, p);
+      String bucket = p == 0 ? "a: 0" : p == 1 ? "b: 1" : p <= 8 ? "c: 2-8" : p <= 32 ? "d: 9-32" : "e: 33+";
+      byPlaced.computeIfAbsent(bucket, k -> new ArrayList<>()).add(lat.get(i));
+    }
+    System.out.printf("  GC: %d collection(s), %d ms in the timed phase; NODE_UPDATEs with a GC: %s; without: %s%n",
+        gcs, gcMs, quantiles(withGc), quantiles(noGc));
+    System.out.printf("  containers per NODE_UPDATE: at most %d%n", most);
+    for (java.util.Map.Entry<String, List<Long>> e : byPlaced.entrySet()) {
+      System.out.printf("    placed %s: %s%n", e.getKey().substring(3), quantiles(e.getValue()));
+    }
+    Integer[] order = new Integer[lat.size()];
+    for (int i = 0; i < order.length; i++) {
+      order[i] = i;
+    }
+    Arrays.sort(order, (x, y) -> Long.compare(lat.get(y), lat.get(x)));
+    StringBuilder top = new StringBuilder("  slowest:");
+    for (int k = 0; k < Math.min(8, order.length); k++) {
+      int i = order[k];
+      top.append(String.format(" [round %d node %d: %.1f ms, %d placed%s]", i / nodes, i % nodes,
+          lat.get(i) / 1e6, placedBy.get(i), gcIn.get(i) ? ", GC" : ""));
+    }
+    System.out.println(top);
+  }
+
   /** One scheduler's run; returns its CSV figures. */
   static String run(String which, int nodes, int apps, int perApp) throws Exception {
     YarnConfiguration conf = new YarnConfiguration();
@@ -99,11 +178,14 @@ public final class RmBench {
         conf.set("yarn.scheduler.sojourn.policy", "fifo");
         break;
       case "sojourn-fair":
-        // as FairScheduler below: several containers per heartbeat, no cap
+        // as FairScheduler below: several containers per heartbeat, with the
+        // policy's own maxAssign at the shim's per-heartbeat limit, so that
+        // fair stops where the core would stop it
         conf.set(YarnConfiguration.RM_SCHEDULER, "org.sojourn.yarn.SojournScheduler");
         conf.set("yarn.scheduler.sojourn.policy", "fair");
         conf.set("yarn.scheduler.sojourn.fair.assign_multiple", "true");
         conf.set("yarn.scheduler.sojourn.fair.dynamic_max_assign", "false");
+        conf.set("yarn.scheduler.sojourn.fair.max_assign", maxAssignments);
         break;
       case "sojourn-fair-single":
         // fair's defaults, as YARN's: one container per heartbeat, the same
@@ -147,6 +229,9 @@ public final class RmBench {
         break;
       default:
         throw new IllegalArgumentException("unknown scheduler '" + which + "': one of " + ALL);
+    }
+    if (which.startsWith("sojourn-")) {
+      conf.set("yarn.scheduler.sojourn.per-node-heartbeat.maximum-container-assignments", maxAssignments);
     }
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 1024);
     QueueMetrics.clearQueueMetrics();
@@ -196,6 +281,13 @@ public final class RmBench {
         rmNodes.add(rm.getRMContext().getRMNodes().get(id));
       }
       List<Long> lat = new ArrayList<>();
+      // Read outside the timed calls: what each NODE_UPDATE placed (YARN's
+      // own count) and whether a collection ran during it.
+      List<Integer> placedBy = new ArrayList<>();
+      List<Boolean> gcIn = new ArrayList<>();
+      QueueMetrics root = s.getRootQueueMetrics();
+      long gcCount0 = gcCount();
+      long gcMs0 = gcMillis();
       long t0 = System.nanoTime();
       int rounds = 0;
       // tetrisched's plan comes from a solve on another thread: 100 back-to-back
@@ -205,9 +297,13 @@ public final class RmBench {
       long until = t0 + TimeUnit.SECONDS.toNanos(60);
       while (containersOn(s, nms) < target && (offThread ? System.nanoTime() < until : rounds < 100)) {
         for (RMNode n : rmNodes) {
+          int c0 = root.getAllocatedContainers();
+          long g0 = gcCount();
           long a = System.nanoTime();
           s.handle(new NodeUpdateSchedulerEvent(n));
           lat.add(System.nanoTime() - a);
+          placedBy.add(root.getAllocatedContainers() - c0);
+          gcIn.add(gcCount() != g0);
         }
         rounds++;
         if (offThread) {
@@ -215,6 +311,8 @@ public final class RmBench {
         }
       }
       double secs = (System.nanoTime() - t0) / 1e9;
+      long gcs = gcCount() - gcCount0;
+      long gcMs = gcMillis() - gcMs0;
       long allocated = containersOn(s, nms) - before;
       long[] l = new long[lat.size()];
       for (int i = 0; i < l.length; i++) {
@@ -232,6 +330,7 @@ public final class RmBench {
       double p99 = l[(int) (l.length * 0.99)] / 1e3;
       double max = l[l.length - 1] / 1e3;
       System.out.printf("  NODE_UPDATE: p50 %.1f us, p99 %.1f us, max %.1f us%n", p50, p99, max);
+      breakdown(lat, placedBy, gcIn, gcs, gcMs, rmNodes.size());
       // A NODE_UPDATE that changes nothing: every ask served, no container
       // status, nothing pending. One unmeasured round first carries the last
       // round's follow-ups (confirmations) to the scheduler.
