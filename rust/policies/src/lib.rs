@@ -10,6 +10,8 @@ pub mod common;
 pub mod fair;
 pub mod fifo;
 pub mod hawk;
+#[cfg(test)]
+mod heartbeat_limit_tests;
 pub mod hfsp;
 pub mod kairos;
 pub mod offload;

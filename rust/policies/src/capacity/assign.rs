@@ -74,7 +74,10 @@ impl Capacity {
             return;
         }
         let (mut assigned, mut off_switch) = (0i64, 0i64);
-        while node_has_room(ctx, node) {
+        // The host's per-heartbeat limit (`Cluster::assignments_left`) ends
+        // the heartbeat as a full node does: no queue is walked for nothing,
+        // and no refusal counts as a missed opportunity.
+        while node_has_room(ctx, node) && ctx.cluster().assignments_left() != Some(0) {
             let calc = self.calc(ctx);
             match self.descend(ctx, node, 0, calc.total, &calc) {
                 Outcome::Allocated { off_switch: off } => {
