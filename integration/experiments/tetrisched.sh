@@ -6,11 +6,16 @@
 # baseline (`rayon`), capacity and fifo; the estimate-error sweep (every
 # job's estimate × 0.5 … 1.5, true durations unchanged: TetriSched, NG and
 # rayon, accepted / total / without-reservation SLO attainment and mean BE
-# latency, §5.4–5.5); then the solver sizing micro-benchmark (§8.2). The workload and the deadlines are
+# latency, §5.4–5.5); GS_HET (75% SLO jobs, half GPU, half MPI, 25% BE) on
+# RC80 (8 racks of 10, 2 GPU racks), 100 jobs, a task σ = 1.5 or 2 × slower off its
+# job's preferred nodes, TetriSched vs NH, NG, NP and rayon at estimates
+# × 0.5, 1, 1.5 (§5.6 rows 7–10); then the solver sizing micro-benchmark
+# (§8.2). The workloads and the deadlines are
 # generated in rust/sim/tests/common/gs_mix.rs: the `sojourn simulate` CLI's
 # trace readers carry no deadlines. Prints markdown tables.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cargo bench -q -p sojourn-sim --bench tetrisched -- slo_mix 2>&1 | grep '^|'
 cargo bench -q -p sojourn-sim --bench tetrisched -- estimate_error 2>&1 | grep '^|'
+cargo bench -q -p sojourn-sim --bench tetrisched -- gs_het 2>&1 | grep '^|'
 cargo bench -q -p sojourn-sim --bench tetrisched -- solver_sizing 2>&1 | grep '^|'

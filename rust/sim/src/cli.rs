@@ -266,6 +266,13 @@ pub struct RunArgs {
     /// the work. The share is not taken from the node's running tasks.
     #[arg(long, default_value_t = 0.0)]
     pub suspended_speed: f64,
+    /// σ: a task placed off its job's preferred nodes runs σ × its
+    /// duration: a job named `*gpu*` on a node without GPUs (nodes files
+    /// give none, so every such task), `*mpi*` outside the rack of its
+    /// phase's first task (TetriSched's soft constraints, tetrisched.md
+    /// §3.3). Off: every task runs its duration wherever it is placed.
+    #[arg(long, value_name = "SIGMA")]
+    pub placement_slowdown: Option<f64>,
     /// Container start-up (JVM launch) in ms, before an AM's start-up or a
     /// task's work, plus --launch-per-concurrent-ms for every other
     /// container still starting when it does. 0: work starts at launch.
@@ -497,6 +504,9 @@ fn describe(
     }
     if args.suspended_speed > 0.0 {
         d.push("suspended tasks", &format!("work on at {} of a core", args.suspended_speed));
+    }
+    if let Some(sigma) = args.placement_slowdown {
+        d.push("off preferred nodes", &format!("gpu and mpi jobs' tasks run {sigma} × longer"));
     }
     if am_mb.is_some() && args.am_vcores != 1 {
         d.push("AM vcores", &args.am_vcores.to_string());

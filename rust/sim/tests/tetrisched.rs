@@ -6,7 +6,11 @@
 
 #[path = "common/gs_mix.rs"]
 mod gs_mix;
-use gs_mix::{accepted, figures, gs_mix, run, run_mis_estimated, slo_metrics};
+use gs_mix::{accepted, figures, gs_het, gs_mix, het_cluster, run, run_het, run_mis_estimated, slo_metrics};
+use sojourn_core::{Phase, Priority, Resources, Time};
+use sojourn_sim::engine::{simulate, SimConfig, SimError};
+use sojourn_sim::run::RunResult;
+use sojourn_sim::workload::{ClusterSpec, JobSpec, JobStream, NodeShape, TaskGroup};
 
 /// Every job finishes and no node is over-committed (the simulator checks
 /// the core's invariants after every step), under TetriSched and each
@@ -62,4 +66,105 @@ fn rayon_honours_its_reservations_and_loses_them_under_under_estimates() {
         attained.push(acc);
     }
     assert!(attained[1] < attained[0], "accepted-SLO attainment {attained:?}");
+}
+
+/// One-slot node `name` in `rack`, with a GPU if `gpu`.
+fn node(name: &str, rack: &str, gpu: bool) -> NodeShape {
+    let capacity = Resources::new(1024, 1).with_gpus(u32::from(gpu));
+    NodeShape { name: name.into(), rack: rack.into(), capacity, labels: Vec::new() }
+}
+
+/// Job `id` named `name`, submitted at 0, a gang of `k` one-slot tasks of 10 s.
+fn gang(id: u64, name: &str, k: usize) -> JobSpec {
+    JobSpec {
+        id,
+        name: name.into(),
+        submit: Time::ZERO,
+        queue: "default".into(),
+        user: "u".into(),
+        priority: 0,
+        groups: vec![TaskGroup {
+            phase: Phase::Map,
+            priority: Priority::MAP,
+            resources: Resources::new(1024, 1),
+            durations_ms: vec![10_000; k],
+            hosts: vec![],
+        }],
+        deadline: None,
+        value: None,
+        dag: None,
+    }
+}
+
+fn fifo(nodes: Vec<NodeShape>, jobs: Vec<JobSpec>, slowdown: Option<f64>) -> Result<RunResult, SimError> {
+    let cfg =
+        SimConfig { policy: "fifo".into(), heartbeat_ms: 0, placement_slowdown: slowdown, ..SimConfig::default() };
+    let stream: JobStream = Box::new(jobs.into_iter().map(Ok));
+    simulate(&ClusterSpec { nodes }, stream, "golden", &cfg, None)
+}
+
+/// Each job's finish time in ms, by job id.
+fn finish_ms(r: &RunResult) -> Vec<(u64, u64)> {
+    let mut f: Vec<(u64, u64)> = r.jobs.iter().map(|j| (j.id, j.finish.0)).collect();
+    f.sort_unstable();
+    f
+}
+
+/// The slowdown off preferred nodes, by hand (d = 10 s, σ = 1.5): a GPU
+/// job's task takes d on a GPU node and σ·d = 15 s on one without; an MPI
+/// gang in one rack ends at d, one split over two racks at σ·d; a job of
+/// neither type takes d anywhere; without the slowdown every task takes d.
+#[test]
+fn tasks_off_their_jobs_preferred_nodes_run_sigma_times_longer() {
+    // Two one-task GPU jobs, one GPU node and one without: whichever lands
+    // on the GPU node ends at 10 s, the other at 15 s (the name's case
+    // does not matter, as in the policy).
+    let two = || vec![node("g", "/r0", true), node("c", "/r1", false)];
+    let gpu_jobs = || vec![gang(0, "gpu-a", 1), gang(1, "GPU-b", 1)];
+    let r = fifo(two(), gpu_jobs(), Some(1.5)).unwrap();
+    let mut ends: Vec<u64> = finish_ms(&r).into_iter().map(|(_, f)| f).collect();
+    ends.sort_unstable();
+    assert_eq!(ends, vec![10_000, 15_000]);
+    assert_eq!(finish_ms(&fifo(two(), gpu_jobs(), None).unwrap()), vec![(0, 10_000), (1, 10_000)]);
+
+    // An MPI gang of two over two racks ends at σ·d; in one rack at d; an
+    // unconstrained gang over two racks at d.
+    let split = fifo(two(), vec![gang(0, "mpi-x", 2)], Some(1.5)).unwrap();
+    assert_eq!(finish_ms(&split), vec![(0, 15_000)]);
+    let one_rack = vec![node("a", "/r0", false), node("b", "/r0", false)];
+    assert_eq!(finish_ms(&fifo(one_rack, vec![gang(0, "mpi-y", 2)], Some(1.5)).unwrap()), vec![(0, 10_000)]);
+    assert_eq!(finish_ms(&fifo(two(), vec![gang(0, "be", 2)], Some(1.5)).unwrap()), vec![(0, 10_000)]);
+
+    // σ = 2: an MPI gang of three on 2 + 1 nodes: the first task's rack
+    // holds two, the third task runs 20 s.
+    let three = vec![node("a", "/r0", false), node("b", "/r0", false), node("c", "/r1", false)];
+    assert_eq!(finish_ms(&fifo(three, vec![gang(0, "mpi-z", 3)], Some(2.0)).unwrap()), vec![(0, 20_000)]);
+}
+
+/// A slowdown below 1 (a speed-up) is refused, naming the value.
+#[test]
+fn a_slowdown_below_one_is_refused() {
+    let e = fifo(vec![node("a", "/r0", false)], vec![gang(0, "mpi", 1)], Some(0.5)).unwrap_err();
+    assert!(e.to_string().contains("placement slowdown 0.5"), "{e}");
+}
+
+/// A small GS_HET mix with the slowdown modelled finishes under
+/// TetriSched, its NH, NG and NP ablations and the Rayon baseline, without
+/// over-committing a node.
+#[test]
+fn a_small_heterogeneous_mix_finishes_under_tetrisched_its_ablations_and_rayon() {
+    let cluster = het_cluster(12, 4, 1);
+    let jobs = gs_het(30, 12, 0.9, 7);
+    assert!(jobs.iter().any(|j| j.name.starts_with("gpu")) && jobs.iter().any(|j| j.name.starts_with("mpi")));
+    for (policy, params) in [
+        ("tetrisched", vec![]),
+        ("tetrisched", vec![("no_heterogeneity", "true")]),
+        ("tetrisched", vec![("no_global", "true")]),
+        ("tetrisched", vec![("no_plan_ahead", "true")]),
+        ("rayon", vec![]),
+    ] {
+        let r = run_het(&cluster, policy, &params, &jobs, 1.0, 1.5);
+        assert_eq!(r.unfinished, 0, "{policy} {params:?}");
+        assert_eq!(r.jobs.len(), jobs.len(), "{policy} {params:?}");
+    }
 }

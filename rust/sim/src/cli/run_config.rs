@@ -148,6 +148,8 @@ pub(super) fn sim_config(
             return Err(cfg_err(format!("--suspended-speed {}: expected a share in [0, 1)", args.suspended_speed)));
         },
         launch: launch_model(args)?,
+        // (Checked by `simulate`, which names the value.)
+        placement_slowdown: args.placement_slowdown,
     })
 }
 

@@ -71,6 +71,13 @@ pub struct SimConfig {
     /// Container start-up time (JVM launch), before an AM's start-up or a
     /// task's work. Off by default.
     pub launch: super::LaunchModel,
+    /// σ: a task placed off its job's preferred nodes runs σ × its trace
+    /// duration (a `gpu` job's task on a node without GPUs, an `mpi` job's
+    /// task outside the rack of its group's first task; `placement.rs`),
+    /// the ground truth TetriSched's soft constraints plan for
+    /// (tetrisched.md §3.3, A13). `None` (the default): every task runs its
+    /// trace duration wherever it is placed. At least 1.
+    pub placement_slowdown: Option<f64>,
 }
 
 impl Default for SimConfig {
@@ -96,6 +103,7 @@ impl Default for SimConfig {
             reduces_wait_for_maps: false,
             suspended_speed: 0.0,
             launch: super::LaunchModel::default(),
+            placement_slowdown: None,
         }
     }
 }

@@ -65,6 +65,7 @@ impl<'a> Sim<'a> {
             self.account(job, resources, false);
             return self.core(Event::ContainerCompleted { container, outcome: Outcome::Released });
         };
+        let task = self.placed(job, node, task);
         let generation = self.bump_generation();
         // The RM holds the container from now; the task runs once the AM has
         // heard of it and launched it.
@@ -165,16 +166,20 @@ impl<'a> Sim<'a> {
     pub(super) fn requeue(&mut self, work: Work) -> Result<(), SimError> {
         match work {
             Work::Task { job, task, finish_at, suspended, .. } => {
-                let Some(j) = self.jobs[job].as_mut() else { return Ok(()) };
+                let Some(j) = self.jobs[job].as_ref() else { return Ok(()) };
                 let full = task.full_ms(&j.spec).unwrap_or(1).max(1);
+                // The work lost is counted in its run on the node it had.
+                let ran = self.run_ms(full, &task);
                 let done_ms = if suspended {
-                    full.saturating_sub(task.remaining_ms)
+                    ran.saturating_sub(task.remaining_ms)
                 } else {
-                    full.saturating_sub(finish_at.since(self.now))
+                    ran.saturating_sub(finish_at.since(self.now))
                 };
                 self.result.lost_work_ms += done_ms;
+                let Some(j) = self.jobs[job].as_mut() else { return Ok(()) };
                 let Some(run) = j.running.get_mut(&task.group) else { return Ok(()) };
-                run.push_front(Task { remaining_ms: full, ..task });
+                // Its next placement decides afresh whether it runs slowed.
+                run.push_front(Task { remaining_ms: full, slowed: false, ..task });
                 self.send_ask(job, task.group)
             }
             Work::Am { job } => {

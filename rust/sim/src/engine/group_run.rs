@@ -2,6 +2,7 @@
 //! per task.
 
 use super::Task;
+use sojourn_core::NodeId;
 use std::collections::VecDeque;
 
 /// A group of a job's tasks (a MapReduce phase) that has been asked for.
@@ -17,11 +18,15 @@ pub(super) struct GroupRun {
     size: u32,
     /// Tasks not yet finished.
     pub(super) unfinished: u32,
+    /// The node of the group's first task to be placed, whose rack a job
+    /// that prefers one rack should keep to (`placement.rs`); set only
+    /// while the slowdown is modelled.
+    pub(super) first_node: Option<NodeId>,
 }
 
 impl GroupRun {
     pub(super) fn new(size: u32) -> GroupRun {
-        GroupRun { reruns: VecDeque::new(), next_new: 0, size, unfinished: size }
+        GroupRun { reruns: VecDeque::new(), next_new: 0, size, unfinished: size, first_node: None }
     }
 
     /// The number of tasks not yet placed.
@@ -45,7 +50,7 @@ impl GroupRun {
         let index = self.next_new;
         self.next_new += 1;
         let remaining_ms = durations_ms.get(index as usize).map_or(1, |d| (*d).max(1));
-        Some(Task { group, index, remaining_ms })
+        Some(Task { group, index, slowed: false, remaining_ms })
     }
 
     /// Puts a task back to be placed next.
@@ -68,7 +73,7 @@ mod tests {
             let mut list: VecDeque<Task> = durations
                 .iter()
                 .enumerate()
-                .map(|(i, d)| Task { group: 3, index: i as u32, remaining_ms: (*d).max(1) })
+                .map(|(i, d)| Task { group: 3, index: i as u32, slowed: false, remaining_ms: (*d).max(1) })
                 .collect();
             let mut placed: Vec<Task> = Vec::new();
             for pop in ops {

@@ -198,7 +198,9 @@ impl<'a> Sim<'a> {
             return Ok(());
         }
         let Some(j) = self.jobs.get(*job).and_then(|j| j.as_ref()) else { return Ok(()) };
-        let Some(total) = task.full_ms(&j.spec).filter(|t| *t > 0) else { return Ok(()) };
+        let Some(total) = task.full_ms(&j.spec).map(|t| self.run_ms(t, task)).filter(|t| *t > 0) else {
+            return Ok(());
+        };
         let left = finish_at.since(self.now);
         let progress = (1.0 - left as f64 / total as f64).clamp(0.0, 1.0);
         self.schedule_progress(container, generation);

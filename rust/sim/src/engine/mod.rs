@@ -1,7 +1,8 @@
 //! The discrete-event simulator. It plays YARN's part around the same
 //! `sojourn_core::Core` the shim drives: NodeManagers that heartbeat, an
 //! ApplicationMaster per job that asks for its tasks phase by phase, tasks
-//! that run for their trace duration, and the decisions' effects (a killed
+//! that run for their trace duration (σ × that off their job's preferred
+//! nodes, if `SimConfig::placement_slowdown` is set), and the decisions' effects (a killed
 //! task re-runs from scratch; a suspended one keeps its remaining work and
 //! resumes on the same node).
 //!
@@ -23,7 +24,9 @@
 //! loop, the cycle, sampling), `nodes.rs` (NodeManagers), `jobs.rs` (the
 //! ApplicationMasters and their tasks), `dags.rs` (jobs that wait for their
 //! parents, queries' response times), `decisions.rs` (carrying out
-//! decisions), `group_run.rs` (a phase's tasks yet to place), `launch.rs` (container start-up). The fairness books are in `crate::metrics::fairness`.
+//! decisions), `group_run.rs` (a phase's tasks yet to place), `launch.rs` (container start-up),
+//! `placement.rs` (the slowdown off a job's preferred nodes). The fairness
+//! books are in `crate::metrics::fairness`.
 
 mod config;
 mod dags;
@@ -32,10 +35,12 @@ mod group_run;
 mod jobs;
 mod launch;
 mod nodes;
+mod placement;
 mod queue;
 
 pub use config::{NodeFailure, SimConfig, SimError};
 pub use launch::LaunchModel;
+pub use placement::{preference, Preference};
 
 use crate::metrics::{FairnessBooks, QueueSlot};
 use crate::run::{RunResult, UtilSample};
@@ -118,11 +123,15 @@ impl Hasher for IdHasher {
 }
 
 /// A task waiting to run or re-run: its group, its index in the group and
-/// the duration left.
+/// the duration left; once placed, whether it runs slowed off its job's
+/// preferred nodes (`SimConfig::placement_slowdown`; its `remaining_ms`
+/// is then the slowed run).
 #[derive(Clone, Copy, Debug)]
 struct Task {
     group: usize,
     index: u32,
+    // (In the padding after `index`: a task takes no more room.)
+    slowed: bool,
     remaining_ms: u64,
 }
 
@@ -254,6 +263,12 @@ pub fn simulate<'a>(
                 f.node,
                 cluster.nodes.len()
             )));
+        }
+    }
+    if let Some(sigma) = cfg.placement_slowdown {
+        // (A σ below 1 would be a speed-up; the policy's `slowdown` has the same range.)
+        if !(1.0..=1000.0).contains(&sigma) {
+            return Err(SimError::Config(format!("placement slowdown {sigma}: expected a factor in [1, 1000]")));
         }
     }
     let policy = sojourn_policies::build(&cfg.policy, &cfg.params)?;

@@ -1,4 +1,4 @@
-//! The GS_MIX-shaped SLO workload of tetrisched.md §5, shared by the
+//! The GS_MIX- and GS_HET-shaped SLO workloads of tetrisched.md §5, shared by the
 //! simulator test `tests/tetrisched.rs` and the experiment in
 //! `benches/tetrisched.rs`.
 
@@ -17,6 +17,24 @@ use std::collections::{BTreeMap, BTreeSet};
 /// submit + U[1.5, 3] × d; its value is left to the policy (tetrisched:
 /// 1000 if Rayon's admission accepts it, 25 if not, §3.2).
 pub fn gs_mix(jobs: u64, nodes: usize, load: f64, seed: u64) -> Vec<JobSpec> {
+    generate(jobs, nodes, load, seed, 0.7, false)
+}
+
+/// A GS_HET-shaped workload (Table 1: 75% SLO, 25% BE; the SLO jobs half
+/// GPU, half MPI, the BE jobs unconstrained [L357]) with [`gs_mix`]'s k, d,
+/// deadline slack and arrivals. A job's type is in its name, as the
+/// policy and the simulator's slowdown read it: `gpu<id>`, `mpi<id>`,
+/// `be<id>`. `load` counts the trace durations: runs slowed off their
+/// preferred nodes (`SimConfig::placement_slowdown`) add to it.
+#[allow(dead_code)] // each test binary compiles this module; not all use it
+pub fn gs_het(jobs: u64, nodes: usize, load: f64, seed: u64) -> Vec<JobSpec> {
+    generate(jobs, nodes, load, seed, 0.75, true)
+}
+
+/// `slo_share` of the jobs are SLO jobs; `typed`: each is a GPU or an MPI
+/// job with even odds (one more draw per job, after gs_mix's, so gs_mix's
+/// jobs are unchanged).
+fn generate(jobs: u64, nodes: usize, load: f64, seed: u64, slo_share: f64, typed: bool) -> Vec<JobSpec> {
     let mut rng = Rng::seeded(seed);
     let mean_work_s = 2.5 * 35.0; // E[k] · E[d]
     let interarrival_s = mean_work_s / (nodes as f64 * load);
@@ -26,12 +44,18 @@ pub fn gs_mix(jobs: u64, nodes: usize, load: f64, seed: u64) -> Vec<JobSpec> {
             t += rng.exponential(interarrival_s);
             let k = 1 + rng.below(4) as usize;
             let d_ms = (10_000.0 + rng.next_f64() * 50_000.0).round() as u64;
-            let slo = rng.next_f64() < 0.7;
+            let slo = rng.next_f64() < slo_share;
             let slack = 1.5 + rng.next_f64() * 1.5;
+            let kind = match (slo, typed) {
+                (false, _) => "be",
+                (true, false) => "slo",
+                (true, true) if rng.next_f64() < 0.5 => "gpu",
+                (true, true) => "mpi",
+            };
             let submit = Time::from_secs_f64(t);
             JobSpec {
                 id,
-                name: format!("{}{id}", if slo { "slo" } else { "be" }),
+                name: format!("{kind}{id}"),
                 submit,
                 queue: "default".into(),
                 user: "u".into(),
@@ -64,18 +88,55 @@ pub fn run_mis_estimated(
     jobs: &[JobSpec],
     factor: f64,
 ) -> RunResult {
-    let cluster = ClusterSpec::uniform(nodes, Resources::new(1024, 1), 10);
+    run_on(&ClusterSpec::uniform(nodes, Resources::new(1024, 1), 10), policy, params, jobs, factor, None)
+}
+
+/// RC80-shaped (A12): `nodes` one-slot nodes in racks of `per_rack`, the
+/// first `gpu_racks` racks' nodes with a GPU in their capacity (which both
+/// the policy and the simulator's slowdown read as GPU nodes).
+#[allow(dead_code)] // each test binary compiles this module; not all use it
+pub fn het_cluster(nodes: usize, per_rack: usize, gpu_racks: usize) -> ClusterSpec {
+    let mut c = ClusterSpec::uniform(nodes, Resources::new(1024, 1), per_rack);
+    for n in c.nodes.iter_mut().take(per_rack * gpu_racks) {
+        n.capacity = n.capacity.with_gpus(1);
+    }
+    c
+}
+
+/// [`run_mis_estimated`] on `cluster` with a task σ = `slowdown` × slower
+/// off its job's preferred nodes (`SimConfig::placement_slowdown`).
+#[allow(dead_code)] // each test binary compiles this module; not all use it
+pub fn run_het(
+    cluster: &ClusterSpec,
+    policy: &str,
+    params: &[(&str, &str)],
+    jobs: &[JobSpec],
+    factor: f64,
+    slowdown: f64,
+) -> RunResult {
+    run_on(cluster, policy, params, jobs, factor, Some(slowdown))
+}
+
+fn run_on(
+    cluster: &ClusterSpec,
+    policy: &str,
+    params: &[(&str, &str)],
+    jobs: &[JobSpec],
+    factor: f64,
+    slowdown: Option<f64>,
+) -> RunResult {
     let cfg = SimConfig {
         policy: policy.into(),
         params: params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<BTreeMap<_, _>>(),
         heartbeat_ms: 0,
         check_invariants: true,
         estimate_error: (factor != 1.0).then_some(EstimateError { lo: factor, hi: factor, seed: 0 }),
+        placement_slowdown: slowdown,
         ..SimConfig::default()
     };
     let owned: Vec<JobSpec> = jobs.to_vec();
     let stream: JobStream = Box::new(owned.into_iter().map(Ok));
-    simulate(&cluster, stream, "gs_mix", &cfg, None).expect("run")
+    simulate(cluster, stream, "gs_mix", &cfg, None).expect("run")
 }
 
 /// (SLO attainment %, SLO jobs, mean BE latency s, BE jobs, makespan s).
@@ -147,4 +208,18 @@ pub fn slo_metrics(jobs: &[JobSpec], r: &RunResult, accepted: &BTreeSet<u64>) ->
         .collect();
     let be_mean = be.iter().sum::<f64>() / be.len().max(1) as f64;
     (pct(acc_met, acc), pct(acc_met + norez_met, acc + norez), pct(norez_met, norez), be_mean)
+}
+
+/// SLO attainment % of the SLO jobs whose name contains `kind` (`gpu`,
+/// `mpi`); a job that never finished is a miss.
+#[allow(dead_code)] // each test binary compiles this module; not all use it
+pub fn attainment_of(jobs: &[JobSpec], r: &RunResult, kind: &str) -> f64 {
+    let finish: BTreeMap<u64, sojourn_core::Time> = r.jobs.iter().map(|j| (j.id, j.finish)).collect();
+    let (mut n, mut met) = (0, 0);
+    for j in jobs.iter().filter(|j| j.name.contains(kind)) {
+        let Some(d) = j.deadline else { continue };
+        n += 1;
+        met += usize::from(finish.get(&j.id).is_some_and(|f| *f <= d));
+    }
+    100.0 * met as f64 / n.max(1) as f64
 }
