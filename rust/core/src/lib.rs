@@ -70,7 +70,8 @@ pub use metrics::{Distribution, Metrics};
 pub use params::{ParamKind, ParamSpec, Params};
 pub use policy::{Ctx, Described, Offload, OffloadWork, Policy};
 pub use protocol::{
-    AppSpec, Ask, Decision, Event, Locality, NodeSpec, Outcome, Phase, PreemptMode, Record, RecordingMeta, RefusalKind,
+    AppSpec, Ask, Decision, Event, Locality, NodeSpec, Outcome, Phase, PreemptMode, Preference, Record, RecordingMeta,
+    RefusalKind,
 };
 pub use resources::{Calculator, Resources};
 pub use rng::Rng;

@@ -27,6 +27,37 @@ pub struct NodeSpec {
     pub capacity: Resources,
 }
 
+/// Where a job runs at full speed, as TetriSched's job types say it
+/// (tetrisched.md §3.3, A12): GPU jobs on nodes with GPUs, MPI jobs with all
+/// of a gang in one rack, others anywhere. YARN carries no such type, so it
+/// is read from the application's name ([`Preference::of_name`]); the
+/// policy plans by it and the simulator's slowdown off it is ground truth,
+/// so both read it here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Preference {
+    /// On nodes with GPUs.
+    Gpu,
+    /// All of a group's tasks in one rack.
+    OneRack,
+    /// Anywhere.
+    Anywhere,
+}
+
+impl Preference {
+    /// Case-insensitive: a name containing `gpu` is [`Preference::Gpu`],
+    /// else one containing `mpi` is [`Preference::OneRack`].
+    pub fn of_name(name: &str) -> Preference {
+        let name = name.to_ascii_lowercase();
+        if name.contains("gpu") {
+            Preference::Gpu
+        } else if name.contains("mpi") {
+            Preference::OneRack
+        } else {
+            Preference::Anywhere
+        }
+    }
+}
+
 /// An application as it is submitted. Its submit time is the `now` of the
 /// event that adds it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -204,13 +204,10 @@ impl TetriSched {
             } else {
                 Class::BestEffort
             };
-            let name = spec.name.to_ascii_lowercase();
-            let kind = if name.contains("gpu") {
-                JobType::Gpu
-            } else if name.contains("mpi") {
-                JobType::Mpi
-            } else {
-                JobType::Unconstrained
+            let kind = match sojourn_core::Preference::of_name(&spec.name) {
+                sojourn_core::Preference::Gpu => JobType::Gpu,
+                sojourn_core::Preference::OneRack => JobType::Mpi,
+                sojourn_core::Preference::Anywhere => JobType::Unconstrained,
             };
             for a in app.outstanding_asks() {
                 let ask = &a.ask;

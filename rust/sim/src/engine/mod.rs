@@ -40,7 +40,6 @@ mod queue;
 
 pub use config::{NodeFailure, SimConfig, SimError};
 pub use launch::LaunchModel;
-pub use placement::{preference, Preference};
 
 use crate::metrics::{FairnessBooks, QueueSlot};
 use crate::run::{RunResult, UtilSample};

@@ -19,32 +19,7 @@
 //! afterwards, so a simulator event never rewrites another's finish time.
 
 use super::{NodeId, Sim, Task};
-
-/// Where a job runs at full speed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Preference {
-    /// On nodes with GPUs.
-    Gpu,
-    /// All of a group's tasks in one rack.
-    OneRack,
-    /// Anywhere.
-    Anywhere,
-}
-
-/// A job's preference, read from its name exactly as TetriSched's policy
-/// reads its job type (`rust/policies/src/tetrisched/mod.rs`, `gangs`):
-/// case-insensitive, `gpu` before `mpi`. (The policy cannot call this: it
-/// does not depend on the simulator; the rule belongs in `sojourn_core`.)
-pub fn preference(name: &str) -> Preference {
-    let name = name.to_ascii_lowercase();
-    if name.contains("gpu") {
-        Preference::Gpu
-    } else if name.contains("mpi") {
-        Preference::OneRack
-    } else {
-        Preference::Anywhere
-    }
-}
+use sojourn_core::Preference;
 
 /// `ms` × σ, rounded up as the policy rounds its slow runtime ⌈σ·d⌉.
 pub fn slowed(ms: u64, sigma: f64) -> u64 {
@@ -60,7 +35,7 @@ impl<'a> Sim<'a> {
         let Some(j) = self.jobs.get_mut(job).and_then(|j| j.as_mut()) else { return task };
         let shapes = &self.node_shapes.nodes;
         let Some(here) = shapes.get(node.0 as usize) else { return task };
-        let off = match preference(&j.spec.name) {
+        let off = match Preference::of_name(&j.spec.name) {
             Preference::Anywhere => false,
             Preference::Gpu => here.capacity.gpus == 0,
             Preference::OneRack => {
@@ -92,10 +67,10 @@ mod tests {
 
     #[test]
     fn the_name_gives_the_preference_as_the_policy_reads_it() {
-        assert_eq!(preference("GPU-train"), Preference::Gpu);
-        assert_eq!(preference("mpi7"), Preference::OneRack);
-        assert_eq!(preference("gpu-mpi"), Preference::Gpu);
-        assert_eq!(preference("be3"), Preference::Anywhere);
+        assert_eq!(Preference::of_name("GPU-train"), Preference::Gpu);
+        assert_eq!(Preference::of_name("mpi7"), Preference::OneRack);
+        assert_eq!(Preference::of_name("gpu-mpi"), Preference::Gpu);
+        assert_eq!(Preference::of_name("be3"), Preference::Anywhere);
     }
 
     #[test]
