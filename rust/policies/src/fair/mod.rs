@@ -91,7 +91,7 @@ mod tests;
 
 pub use config::{Config, QueuePolicy, PARAMS};
 
-use crate::common::IdMap;
+use crate::common::{IdMap, SeqIdMap};
 use order::app_key;
 use serde_json::{json, Value};
 use sojourn_core::Decision;
@@ -146,7 +146,7 @@ pub struct Fair {
     /// every placement and container end, which an ordered map's descent
     /// made the policy's largest cost; walked only by `resync_all`, which
     /// sorts what it collects.
-    containers: IdMap<ContainerId, AppId>,
+    containers: SeqIdMap<ContainerId, AppId>,
     /// Cluster total the shares and DRF keys were computed for.
     total: Resources,
     demand_dirty: bool,
@@ -166,7 +166,7 @@ impl Fair {
             cfg,
             tree,
             apps: IdMap::default(),
-            containers: IdMap::default(),
+            containers: SeqIdMap::default(),
             total: Resources::ZERO,
             demand_dirty: true,
             preempted_for: BTreeMap::new(),

@@ -128,7 +128,7 @@ impl Index {
         &self,
         key: Key,
         node: NodeId,
-        containers: &IdMap<ContainerId, CInfo>,
+        containers: &crate::common::SeqIdMap<ContainerId, CInfo>,
     ) -> Vec<ContainerId> {
         self.suspended
             .get(&key)

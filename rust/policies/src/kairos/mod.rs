@@ -63,7 +63,7 @@ mod props;
 #[cfg(test)]
 mod tests;
 
-use crate::common::IdMap;
+use crate::common::{IdMap, SeqIdMap};
 pub use config::{Config, Starvation, TieBreak, PARAMS};
 use sojourn_core::{
     AppId, Cluster, ContainerId, ContainerState, Ctx, Decision, Event, NodeId, Params, Phase, Policy, Result, Time,
@@ -100,7 +100,7 @@ pub struct Kairos {
     pub(crate) cfg: Config,
     /// Looked up at every quantum end and placement: hashed; never walked
     /// in its order, except by `sweep`, which sorts what it collects.
-    pub(crate) tasks: IdMap<ContainerId, Task>,
+    pub(crate) tasks: SeqIdMap<ContainerId, Task>,
     /// Kairos tasks (not AMs) per node, running and suspended, each node's
     /// in id order. Hashed by node (looked up at every placement, suspension
     /// and quantum end); walked in node order only by `describe`, which sorts.
@@ -147,8 +147,7 @@ impl Kairos {
         Kairos {
             lazy_quanta: cfg.lazy_quanta,
             cfg,
-            #[allow(clippy::disallowed_types)]
-            tasks: IdMap::default(),
+            tasks: SeqIdMap::default(),
             on_node: IdMap::default(),
             queue: DemandIndex::default(),
             asks: asks::AskIndex::default(),
