@@ -125,7 +125,7 @@ mod pool_props;
 #[cfg(test)]
 mod tests;
 
-use crate::common::SeqIdMap;
+use crate::common::IdMap;
 pub use config::{Config, Preemption, PARAMS};
 use sojourn_core::{
     AppId, Cluster, ContainerId, ContainerState, Ctx, Decision, Event, NodeId, Outcome, Params, Phase, Policy,
@@ -255,7 +255,7 @@ pub struct Hfsp {
     /// have all their training tasks out and await their samples.
     pub(crate) train_wanting: [BTreeSet<(u64, u64, Key)>; 2],
     /// By id, for lookups only (`IdMap`: never walked where order counts).
-    pub(crate) containers: SeqIdMap<ContainerId, CInfo>,
+    pub(crate) containers: IdMap<ContainerId, CInfo>,
     pub(crate) pools: [Pool<Key>; 2],
     /// The containers preemption and resumption look at (preempt.rs).
     pub(crate) index: preempt::Index,
@@ -336,7 +336,7 @@ impl Hfsp {
             sample_ready: BTreeSet::new(),
             in_training: BTreeSet::new(),
             train_wanting: [BTreeSet::new(), BTreeSet::new()],
-            containers: SeqIdMap::default(),
+            containers: IdMap::default(),
             pools,
             index,
             order_index: order::OrderIndex::default(),

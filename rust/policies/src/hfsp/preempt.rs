@@ -128,7 +128,7 @@ impl Index {
         &self,
         key: Key,
         node: NodeId,
-        containers: &crate::common::SeqIdMap<ContainerId, CInfo>,
+        containers: &IdMap<ContainerId, CInfo>,
     ) -> Vec<ContainerId> {
         self.suspended
             .get(&key)
