@@ -38,6 +38,39 @@ impl Hasher for IdHasher {
 #[allow(clippy::disallowed_types)]
 pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
+/// A hasher for ids handed out in sequence (containers): the id itself
+/// picks the bucket, so ids given out together sit together in the table
+/// and a placement's insert lands beside the last one, in cache, where a
+/// multiplicative hash sent every insert to a random line. Live
+/// containers' ids span a sliding window, which such a table holds
+/// without collisions. The top 7 bits (hashbrown's tag) are mixed, so the
+/// tags still tell keys apart.
+#[derive(Default)]
+pub(crate) struct SeqHasher(u64);
+
+impl Hasher for SeqHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        const TAG: u64 = 0x7F << 57;
+        self.0 = n ^ (n.wrapping_mul(0x9E37_79B9_7F4A_7C15) & TAG);
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+}
+
+/// A map keyed by ids handed out in sequence, hashed by [`SeqHasher`];
+/// the same rules as [`IdMap`] (never let its order reach a decision).
+#[allow(clippy::disallowed_types)]
+pub(crate) type SeqIdMap<K, V> = HashMap<K, V, BuildHasherDefault<SeqHasher>>;
+
 /// Apps that want containers, in a policy's order. The key of an app is
 /// computed when it first has demand and kept until it has none, so the
 /// key must be stable for an app (e.g. submit time), not a changing share.

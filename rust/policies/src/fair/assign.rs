@@ -99,7 +99,7 @@ impl Fair {
             return None;
         }
         if queue.is_leaf {
-            return queue.order.iter().find_map(|(_, app)| self.decide_app(cl, *app, node).map(|a| (*app, a)));
+            return queue.order.apps().find_map(|app| self.decide_app(cl, app, q, node).map(|a| (app, a)));
         }
         // An only child needs no keys (the common tree: one leaf under root).
         if let [only] = queue.children.as_slice() {
@@ -135,22 +135,27 @@ impl Fair {
             && self.tree.fits_max_share(leaf, &ask.capability)
     }
 
-    /// What `app` does with `node`: place its most important ask that fits,
-    /// else reserve the node for its most important eligible ask if allowed.
-    pub(super) fn decide_app(&self, cl: &Cluster, app: AppId, node: &Node) -> Option<Action> {
+    /// What `app` (of leaf `leaf`) does with `node`: place its most
+    /// important ask that fits, else reserve the node for its most
+    /// important eligible ask if allowed. The app's own state is read only
+    /// for an AM ask: the leaf is the caller's, and this runs at every
+    /// heartbeat, where that lookup missed the cache.
+    pub(super) fn decide_app(&self, cl: &Cluster, app: AppId, leaf: QIx, node: &Node) -> Option<Action> {
         let a = cl.app(app)?;
-        let st = self.apps.get(&app)?;
         if matches!(node.reservation, Some((holder, _, _)) if holder != app) {
             return None;
         }
         let mut blocked: Option<&AskState> = None;
         for s in a.outstanding_asks() {
-            if !self.eligible(cl, st.queue, s, node) {
+            if !self.eligible(cl, leaf, s, node) {
                 continue;
             }
             // FSAppAttempt.assignContainer: an AM waits (and reserves
             // nothing) while its queue's AMs hold their share.
-            if s.ask.phase == Phase::Am && st.am_charge.is_zero() && !self.can_run_am(st.queue, &s.ask.capability) {
+            if s.ask.phase == Phase::Am
+                && self.apps.get(&app).is_some_and(|st| st.am_charge.is_zero())
+                && !self.can_run_am(leaf, &s.ask.capability)
+            {
                 continue;
             }
             if s.ask.capability.fits_in(&node.available()) {

@@ -91,7 +91,7 @@ mod tests;
 
 pub use config::{Config, QueuePolicy, PARAMS};
 
-use crate::common::IdMap;
+use crate::common::{IdMap, SeqIdMap};
 use order::app_key;
 use serde_json::{json, Value};
 use sojourn_core::Decision;
@@ -118,9 +118,11 @@ pub(crate) struct AppState {
     pub ms_starvation: Resources,
     pub last_time_at_fair_share: Time,
     pub next_starvation_check: Time,
-    /// Hashed: looked up at every container's end, walked only to forget
-    /// them all when the app goes (in any order).
-    pub containers: IdMap<ContainerId, ()>,
+    /// How many of [`Fair::containers`] are this app's. A count, not a
+    /// set: a set per app cost a hash lookup at every placement and every
+    /// end; only an app that goes with containers left (not the simulator's
+    /// apps, whose AM ends first) needs them found, by a pass over the map.
+    pub live: u32,
     /// The app's AM as charged to its leaf's `am_usage` (zero until it runs).
     pub am_charge: Resources,
 }
@@ -144,7 +146,7 @@ pub struct Fair {
     /// every placement and container end, which an ordered map's descent
     /// made the policy's largest cost; walked only by `resync_all`, which
     /// sorts what it collects.
-    containers: IdMap<ContainerId, AppId>,
+    containers: SeqIdMap<ContainerId, AppId>,
     /// Cluster total the shares and DRF keys were computed for.
     total: Resources,
     demand_dirty: bool,
@@ -164,7 +166,7 @@ impl Fair {
             cfg,
             tree,
             apps: IdMap::default(),
-            containers: IdMap::default(),
+            containers: SeqIdMap::default(),
             total: Resources::ZERO,
             demand_dirty: true,
             preempted_for: BTreeMap::new(),
@@ -185,9 +187,9 @@ impl Fair {
         let old_key = st.key.take();
         let policy = self.tree.queues.get(leaf).map(|q| q.policy);
         if let (Some(policy), false) = (policy, pending.is_zero()) {
-            st.key = Some(app_key(policy, &usage, &self.total, st.submit, app));
+            st.key = Some(app_key(policy, &usage, &self.total));
         }
-        let new_key = st.key;
+        let (new_key, submit) = (st.key, st.submit);
         if old_usage != usage {
             self.tree.shift_usage(leaf, old_usage, usage);
         }
@@ -198,10 +200,10 @@ impl Fair {
             }
             if old_key != new_key {
                 if let Some(k) = old_key {
-                    q.order.remove(&(k, app));
+                    q.order.remove(&k, submit, app);
                 }
                 if let Some(k) = new_key {
-                    q.order.insert((k, app));
+                    q.order.insert(&k, submit, app);
                 }
             }
         }
@@ -244,7 +246,7 @@ impl Fair {
                 ms_starvation: Resources::ZERO,
                 last_time_at_fair_share: a.submit,
                 next_starvation_check: Time::ZERO,
-                containers: IdMap::default(),
+                live: 0,
                 am_charge: Resources::ZERO,
             },
         );
@@ -266,11 +268,11 @@ impl Fair {
             q.raw_demand = q.raw_demand.saturating_sub(&st.demand());
             q.apps.remove(&app);
             if let Some(k) = st.key {
-                q.order.remove(&(k, app));
+                q.order.remove(&k, st.submit, app);
             }
         }
-        for c in st.containers.keys() {
-            self.containers.remove(c);
+        if st.live > 0 {
+            self.containers.retain(|_, a| *a != app);
         }
         for list in self.preempted_for.values_mut() {
             list.retain(|(a, _)| *a != app);
@@ -337,14 +339,14 @@ impl Fair {
     fn track(&mut self, container: ContainerId, app: AppId) {
         self.containers.insert(container, app);
         if let Some(st) = self.apps.get_mut(&app) {
-            st.containers.insert(container, ());
+            st.live += 1;
         }
     }
 
     fn untrack(&mut self, container: ContainerId) -> Option<AppId> {
         let app = self.containers.remove(&container)?;
         if let Some(st) = self.apps.get_mut(&app) {
-            st.containers.remove(&container);
+            st.live = st.live.saturating_sub(1);
         }
         Some(app)
     }

@@ -16,6 +16,7 @@
 use super::config::QueuePolicy;
 use sojourn_core::{AppId, Resources, Time};
 use std::cmp::Ordering;
+use std::collections::BTreeSet;
 
 /// An `f64` with a total order (`total_cmp`); NaN never occurs in keys.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -37,8 +38,85 @@ fn f(x: f64) -> OrdF {
     OrdF(if x.is_nan() { 0.0 } else { x })
 }
 
-/// The position of an app with pending demand in its leaf.
-pub type AppKey = ([OrdF; 3], Time, AppId);
+/// An app's usage key in its leaf: the compared shares, each as
+/// [`ord_bits`]. The submit time and the id follow it in [`AppOrder`].
+pub type AppKey = [u64; 3];
+
+/// `x` as an integer that orders as `f64::total_cmp` orders the floats:
+/// keys kept as integers compare exactly as the floats did, and a `fair`
+/// leaf's entry needs only the first.
+pub fn ord_bits(x: f64) -> u64 {
+    let b = x.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | 1 << 63
+    }
+}
+
+/// A leaf's apps with pending demand, in its policy's order: by usage key,
+/// then submit time, then id. A `fair` leaf compares memory alone, so its
+/// entries keep one component (24 bytes instead of 48): the set is
+/// reordered at nearly every placement and container end, and its
+/// descents, which miss the cache, were much of the policy's cost.
+#[derive(Clone, Debug)]
+pub enum AppOrder {
+    Fair(BTreeSet<(u64, Time, AppId)>),
+    Drf(BTreeSet<(AppKey, Time, AppId)>),
+}
+
+impl AppOrder {
+    pub fn new(policy: QueuePolicy) -> AppOrder {
+        match policy {
+            QueuePolicy::Fair => AppOrder::Fair(BTreeSet::new()),
+            QueuePolicy::Drf => AppOrder::Drf(BTreeSet::new()),
+        }
+    }
+
+    pub fn insert(&mut self, k: &AppKey, submit: Time, app: AppId) {
+        match self {
+            AppOrder::Fair(s) => s.insert((k[0], submit, app)),
+            AppOrder::Drf(s) => s.insert((*k, submit, app)),
+        };
+    }
+
+    pub fn remove(&mut self, k: &AppKey, submit: Time, app: AppId) {
+        match self {
+            AppOrder::Fair(s) => s.remove(&(k[0], submit, app)),
+            AppOrder::Drf(s) => s.remove(&(*k, submit, app)),
+        };
+    }
+
+    pub fn clear(&mut self) {
+        match self {
+            AppOrder::Fair(s) => s.clear(),
+            AppOrder::Drf(s) => s.clear(),
+        }
+    }
+
+    /// The apps, first in order first.
+    pub fn apps(&self) -> AppOrderIter<'_> {
+        match self {
+            AppOrder::Fair(s) => AppOrderIter::Fair(s.iter()),
+            AppOrder::Drf(s) => AppOrderIter::Drf(s.iter()),
+        }
+    }
+}
+
+pub enum AppOrderIter<'a> {
+    Fair(std::collections::btree_set::Iter<'a, (u64, Time, AppId)>),
+    Drf(std::collections::btree_set::Iter<'a, (AppKey, Time, AppId)>),
+}
+
+impl Iterator for AppOrderIter<'_> {
+    type Item = AppId;
+    fn next(&mut self) -> Option<AppId> {
+        match self {
+            AppOrderIter::Fair(i) => i.next().map(|e| e.2),
+            AppOrderIter::Drf(i) => i.next().map(|e| e.2),
+        }
+    }
+}
 
 /// Per-type shares `usage / (pool × weight)` (types absent from `total`
 /// count 0), as (vcores, memory, gpus) so that a stable sort breaks ties
@@ -63,7 +141,7 @@ fn by_index(s: &[(usize, f64); 3], i: usize) -> f64 {
     s.iter().find(|(j, _)| *j == i).map_or(0.0, |(_, x)| *x)
 }
 
-pub fn app_key(policy: QueuePolicy, usage: &Resources, total: &Resources, submit: Time, app: AppId) -> AppKey {
+pub fn app_key(policy: QueuePolicy, usage: &Resources, total: &Resources) -> AppKey {
     let v = match policy {
         QueuePolicy::Fair => [f(usage.memory_mb as f64), f(0.0), f(0.0)],
         QueuePolicy::Drf => {
@@ -72,7 +150,7 @@ pub fn app_key(policy: QueuePolicy, usage: &Resources, total: &Resources, submit
             [f(by_index(&s, o[0])), f(by_index(&s, o[1])), f(by_index(&s, o[2]))]
         }
     };
-    (v, submit, app)
+    v.map(|x| ord_bits(x.0))
 }
 
 /// The sort key of a child queue under its parent's policy. It borrows the
@@ -168,5 +246,68 @@ pub fn min_by(policy: QueuePolicy, a: &Resources, b: &Resources, total: &Resourc
         *b
     } else {
         *a
+    }
+}
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn any_f64() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            any::<f64>(),
+            Just(0.0),
+            Just(-0.0),
+            Just(f64::INFINITY),
+            Just(f64::NEG_INFINITY),
+            Just(f64::NAN),
+            (0u64..1 << 20).prop_map(|m| m as f64),
+        ]
+    }
+
+    proptest! {
+        /// The integer keys order exactly as the floats did under `total_cmp`.
+        #[test]
+        fn ord_bits_orders_as_total_cmp(a in any_f64(), b in any_f64()) {
+            prop_assert_eq!(ord_bits(a).cmp(&ord_bits(b)), a.total_cmp(&b));
+        }
+
+        /// A leaf's order, kept compact, walks its apps as a set of the full
+        /// float keys (usage vector, submit time, id) would, under either
+        /// policy and whatever the usages.
+        #[test]
+        fn app_order_walks_as_the_float_keys_sort(
+            apps in proptest::collection::vec((0u64..8, 0u32..4, 0u64..3), 0..40),
+            drf in any::<bool>(),
+        ) {
+            let policy = if drf { QueuePolicy::Drf } else { QueuePolicy::Fair };
+            let total = Resources { memory_mb: 8 * 1024, vcores: 4, gpus: 0 };
+            let mut order = AppOrder::new(policy);
+            let mut plain = Vec::new();
+            for (i, (mem, vcores, submit)) in apps.iter().enumerate() {
+                let usage = Resources { memory_mb: mem * 1024, vcores: *vcores, gpus: 0 };
+                let (app, submit) = (AppId(i as u32), Time(*submit));
+                order.insert(&app_key(policy, &usage, &total), submit, app);
+                let floats = match policy {
+                    QueuePolicy::Fair => [usage.memory_mb as f64, 0.0, 0.0],
+                    QueuePolicy::Drf => {
+                        let s = shares(&usage, &total, 1.0, &total);
+                        let o = order_of(&s);
+                        [by_index(&s, o[0]), by_index(&s, o[1]), by_index(&s, o[2])]
+                    }
+                };
+                plain.push((floats.map(OrdF), submit, app));
+            }
+            // Every other app taken out again, as apps leave.
+            for (i, (mem, vcores, submit)) in apps.iter().enumerate().filter(|(i, _)| i % 2 == 1) {
+                let usage = Resources { memory_mb: mem * 1024, vcores: *vcores, gpus: 0 };
+                order.remove(&app_key(policy, &usage, &total), Time(*submit), AppId(i as u32));
+            }
+            plain.retain(|(_, _, a)| a.0 % 2 == 0);
+            plain.sort();
+            let walked: Vec<AppId> = order.apps().collect();
+            prop_assert_eq!(walked, plain.into_iter().map(|(_, _, a)| a).collect::<Vec<_>>());
+        }
     }
 }

@@ -83,12 +83,8 @@ impl Fair {
         let total = self.total;
         let Some(q) = self.tree.queues.get(leaf) else { return };
         let (policy, threshold, fs_timeout, ms_timeout) = (q.policy, q.fs_threshold, q.fs_timeout, q.ms_timeout);
-        let apps: Vec<AppId> = q
-            .order
-            .iter()
-            .map(|(_, a)| *a)
-            .filter(|a| self.apps.get(a).is_some_and(|s| now >= s.next_starvation_check))
-            .collect();
+        let apps: Vec<AppId> =
+            q.order.apps().filter(|a| self.apps.get(a).is_some_and(|s| now >= s.next_starvation_check)).collect();
         // Fair-share starvation, in the leaf's order, until the first app
         // that is not starved.
         let mut fs_total = Resources::ZERO;
@@ -356,7 +352,8 @@ impl Fair {
             while !due.is_zero() {
                 let cl = ctx.cluster();
                 let Some(n) = cl.node(node) else { return };
-                let Some(action @ Action::Allocate(_)) = self.decide_app(cl, app, n) else { break };
+                let Some(leaf) = self.apps.get(&app).map(|st| st.queue) else { break };
+                let Some(action @ Action::Allocate(_)) = self.decide_app(cl, app, leaf, n) else { break };
                 match self.apply(ctx, app, action, node) {
                     Assigned::Container(r) => due = due.saturating_sub(&r),
                     _ => break,

@@ -5,7 +5,7 @@
 //! `allow-undeclared-pools` and `user-as-default-queue`).
 
 use super::config::{full_queue_name, parent_name, Config, QueueConf, QueuePolicy, Timeout};
-use super::order::AppKey;
+use super::order::AppOrder;
 use sojourn_core::{AppId, Resources, Time};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -34,7 +34,7 @@ pub struct Queue {
     /// Apps of a leaf.
     pub apps: BTreeSet<AppId>,
     /// Apps of a leaf with pending demand, in the leaf policy's order.
-    pub order: BTreeSet<(AppKey, AppId)>,
+    pub order: AppOrder,
     /// Apps in the subtree (all runnable: no max-running-apps limit).
     pub runnable: usize,
     /// Resources held by the subtree's apps.
@@ -63,6 +63,7 @@ impl Queue {
         let d = QueueConf::default();
         let c = conf.unwrap_or(&d);
         let preemptable = inherit.preemptable && c.preemptable.unwrap_or(true);
+        let policy = c.policy.unwrap_or(inherit.policy);
         Queue {
             name,
             parent,
@@ -72,13 +73,13 @@ impl Queue {
             weight: c.weight.unwrap_or(1.0),
             min_share: c.min_share(),
             max_share: c.max_share(),
-            policy: c.policy.unwrap_or(inherit.policy),
+            policy,
             fs_timeout: c.fs_timeout.unwrap_or(inherit.fs_timeout),
             ms_timeout: c.ms_timeout.unwrap_or(inherit.ms_timeout),
             fs_threshold: c.fs_threshold.unwrap_or(inherit.fs_threshold),
             preemptable,
             apps: BTreeSet::new(),
-            order: BTreeSet::new(),
+            order: AppOrder::new(policy),
             runnable: 0,
             usage: Resources::ZERO,
             raw_demand: Resources::ZERO,

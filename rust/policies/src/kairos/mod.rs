@@ -63,7 +63,7 @@ mod props;
 #[cfg(test)]
 mod tests;
 
-use crate::common::IdMap;
+use crate::common::{IdMap, SeqIdMap};
 pub use config::{Config, Starvation, TieBreak, PARAMS};
 use sojourn_core::{
     AppId, Cluster, ContainerId, ContainerState, Ctx, Decision, Event, NodeId, Params, Phase, Policy, Result, Time,
@@ -100,7 +100,7 @@ pub struct Kairos {
     pub(crate) cfg: Config,
     /// Looked up at every quantum end and placement: hashed; never walked
     /// in its order, except by `sweep`, which sorts what it collects.
-    pub(crate) tasks: IdMap<ContainerId, Task>,
+    pub(crate) tasks: SeqIdMap<ContainerId, Task>,
     /// Kairos tasks (not AMs) per node, running and suspended, each node's
     /// in id order. Hashed by node (looked up at every placement, suspension
     /// and quantum end); walked in node order only by `describe`, which sorts.
@@ -120,10 +120,11 @@ pub struct Kairos {
     /// containers) and where they are: a node changes when one ends.
     /// (Hashed: what `sweep` drops is touched in a set, in any order.)
     pub(crate) others: IdMap<ContainerId, NodeId>,
-    /// Each app's tasks, to forget them when the app goes. (Hashed sets:
-    /// touched at every placement and task end; `sweep` sorts what it
-    /// takes from one.)
-    of_app: IdMap<AppId, IdMap<ContainerId, ()>>,
+    /// How many tasks each app has (none: not there), so that an app going
+    /// with tasks left is swept and one without is not. A count, not a set
+    /// per app: a set cost a second lookup, into a table of its own, at
+    /// every placement and task end; the rare sweep finds them in `tasks`.
+    of_app: IdMap<AppId, u32>,
     /// Nodes whose idle cores may serve a suspended task again (a resume
     /// was rejected).
     dirty: BTreeSet<NodeId>,
@@ -146,8 +147,7 @@ impl Kairos {
         Kairos {
             lazy_quanta: cfg.lazy_quanta,
             cfg,
-            #[allow(clippy::disallowed_types)]
-            tasks: IdMap::default(),
+            tasks: SeqIdMap::default(),
             on_node: IdMap::default(),
             queue: DemandIndex::default(),
             asks: asks::AskIndex::default(),
@@ -182,7 +182,7 @@ impl Kairos {
     /// containers are not tasks: never suspended, not counted in N + Q.)
     pub(crate) fn track(&mut self, ctx: &mut Ctx<'_>, container: ContainerId, node: NodeId) {
         let app = ctx.cluster().container(container).map_or(AppId(u32::MAX), |c| c.app);
-        self.of_app.entry(app).or_default().insert(container, ());
+        *self.of_app.entry(app).or_default() += 1;
         let end = ctx.now.plus(self.cfg.quantum_ms);
         let task = Task {
             node,
@@ -210,9 +210,9 @@ impl Kairos {
         self.timers.drop_entries_of(container);
         self.refresh.touch(task.node);
         self.forget_view(task.node);
-        if let Some(set) = self.of_app.get_mut(&task.app) {
-            set.remove(&container);
-            if set.is_empty() {
+        if let Some(n) = self.of_app.get_mut(&task.app) {
+            *n -= 1;
+            if *n == 0 {
                 self.of_app.remove(&task.app);
             }
         }
@@ -229,13 +229,14 @@ impl Kairos {
     /// only `app`'s containers if that is what went.
     fn sweep(&mut self, ctx: &mut Ctx<'_>, app: Option<AppId>) {
         let cluster = ctx.cluster();
-        let gone: Vec<ContainerId> = match app.map(|a| self.of_app.get(&a)) {
-            Some(mine) => {
-                let mut gone: Vec<ContainerId> = mine
-                    .into_iter()
-                    .flat_map(|m| m.keys())
-                    .copied()
-                    .filter(|c| cluster.container(*c).is_none())
+        let gone: Vec<ContainerId> = match app {
+            Some(a) if !self.of_app.contains_key(&a) => Vec::new(),
+            Some(a) => {
+                let mut gone: Vec<ContainerId> = self
+                    .tasks
+                    .iter()
+                    .filter(|(c, t)| t.app == a && cluster.container(**c).is_none())
+                    .map(|(c, _)| *c)
                     .collect();
                 gone.sort_unstable(); // in id order, as when the set was ordered
                 gone
