@@ -42,6 +42,11 @@ impl Fair {
         let (mut count, mut total) = (0i64, Resources::ZERO);
         loop {
             let cl = ctx.cluster();
+            // The host's per-heartbeat limit ends the heartbeat as
+            // max_assign does, before an allocation it would refuse.
+            if cl.assignments_left() == Some(0) {
+                return;
+            }
             let Some(n) = cl.node(node) else { return };
             if n.reservation.is_some() {
                 return;
