@@ -20,9 +20,7 @@ impl Hasher for IdHasher {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
+        self.0 = fold_bytes(self.0, bytes);
     }
     fn write_u64(&mut self, n: u64) {
         self.0 = (self.0 ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -30,6 +28,15 @@ impl Hasher for IdHasher {
     fn write_u32(&mut self, n: u32) {
         self.write_u64(u64::from(n));
     }
+}
+
+/// Both hashers' fallback for keys that are not one integer: each byte
+/// mixed in by one multiply.
+fn fold_bytes(mut h: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        h = (h.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    h
 }
 
 /// A map keyed by the core's ids, hashed by [`IdHasher`]: for lookups on
@@ -53,9 +60,7 @@ impl Hasher for SeqHasher {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
+        self.0 = fold_bytes(self.0, bytes);
     }
     fn write_u64(&mut self, n: u64) {
         const TAG: u64 = 0x7F << 57;
