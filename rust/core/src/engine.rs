@@ -26,6 +26,7 @@
 
 use crate::cluster::{Cluster, Recovered};
 use crate::error::{CoreError, Result};
+use crate::ids::ContainerId;
 use crate::metrics::Metrics;
 use crate::policy::{Ctx, Offload, Policy};
 use crate::protocol::{Decision, Event, PreemptMode, Record, RefusalKind};
@@ -146,6 +147,11 @@ impl Core {
         let any: &dyn std::any::Any = self.policy.as_ref();
         any.downcast_ref::<P>()
     }
+    /// The policy as its own type, for tests that steer it between steps.
+    pub fn policy_as_mut<P: Policy>(&mut self) -> Option<&mut P> {
+        let any: &mut dyn std::any::Any = self.policy.as_mut();
+        any.downcast_mut::<P>()
+    }
     pub fn stats(&self) -> &CoreStats {
         &self.stats
     }
@@ -259,6 +265,10 @@ impl Core {
                 // seen the container since its allocation): no hook runs, so
                 // that one event per container costs policies nothing.
                 self.cluster.confirm(*container)?;
+                if self.cluster.gang_member_started(*container) {
+                    // A member of a gang the host refused in part: undone.
+                    self.kill_gang_member(*container, now);
+                }
                 return Ok(());
             }
             Event::ContainerCompleted { container, outcome } => {
@@ -289,7 +299,12 @@ impl Core {
 
     fn rollback(&mut self, decision: &Decision, kind: RefusalKind, now: Time) {
         match decision {
-            Decision::Allocate { container, .. } => self.cluster.rollback_allocation(*container),
+            Decision::Allocate { container, .. } => {
+                self.cluster.rollback_allocation(*container);
+                for sibling in self.cluster.gang_member_refused(*container) {
+                    self.kill_gang_member(sibling, now);
+                }
+            }
             Decision::Reserve { node, .. } => {
                 let _ = self.cluster.unreserve(*node);
             }
@@ -301,6 +316,15 @@ impl Core {
                 }
             }
             Decision::Resume { container } => self.cluster.rollback_resume(*container, now),
+        }
+    }
+
+    /// Kills a started member of a gang the host refused in part, so that
+    /// no gang runs in part (the core's own decision: no policy made it).
+    fn kill_gang_member(&mut self, container: ContainerId, now: Time) {
+        if self.cluster.preempt(container, PreemptMode::Kill, now).is_ok() {
+            self.out.push_back(Decision::Preempt { container, mode: PreemptMode::Kill });
+            self.stats.preemptions += 1;
         }
     }
 

@@ -26,6 +26,9 @@ id!(/// An application (YARN application attempt).
     AppId, u32, "app#");
 id!(/// A container. Allocated containers get ids from the core's own counter.
     ContainerId, u64, "container#");
+id!(/// A gang: containers placed all or nothing ([`crate::Ctx::allocate_gang`]).
+    /// Its value is its first member's container id, so it needs no counter.
+    GangId, u64, "gang#");
 
 /// YARN's request priority: *lower value = more important*. MapReduce asks for
 /// its AM at 0, maps at 20 and reduces at 10.

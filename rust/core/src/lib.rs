@@ -65,7 +65,7 @@ pub use cluster::{App, AskState, Cluster, Container, ContainerState, Node, RackI
 pub use engine::{Core, CoreConfig, CoreStats, RefusedEvent, ReplayOutcome, Step};
 pub use error::{CoreError, Result};
 pub use harness::Harness;
-pub use ids::{AppId, ContainerId, NodeId, Priority};
+pub use ids::{AppId, ContainerId, GangId, NodeId, Priority};
 pub use metrics::{Distribution, Metrics};
 pub use params::{ParamKind, ParamSpec, Params};
 pub use policy::{Ctx, Described, Offload, OffloadWork, Policy};

@@ -198,8 +198,27 @@ impl<'a> Ctx<'a> {
     /// checking that the ask is outstanding and fits.
     pub fn allocate(&mut self, app: AppId, priority: Priority, node: NodeId) -> Result<ContainerId> {
         let (container, resources) = self.cluster.allocate(app, priority, node, self.now)?;
-        self.out.push_back(Decision::Allocate { container, app, priority, node, resources });
+        self.out.push_back(Decision::Allocate { container, app, priority, node, resources, gang: None });
         Ok(container)
+    }
+
+    /// Places `app`'s ask at `priority` as a gang, all or nothing: `n`
+    /// containers on each `(node, n)`. On a refusal nothing is placed and
+    /// the error names why. The host applies the members together or
+    /// refuses them together; if it starts only some, the core kills them.
+    pub fn allocate_gang(
+        &mut self,
+        app: AppId,
+        priority: Priority,
+        placements: &[(NodeId, u32)],
+    ) -> Result<Vec<ContainerId>> {
+        let (gang, placed) = self.cluster.allocate_gang(app, priority, placements, self.now)?;
+        let mut ids = Vec::with_capacity(placed.len());
+        for (container, node, resources) in placed {
+            self.out.push_back(Decision::Allocate { container, app, priority, node, resources, gang: Some(gang) });
+            ids.push(container);
+        }
+        Ok(ids)
     }
 
     /// Holds `node` for `app`'s ask at `priority` (YARN's reservation of a

@@ -7,7 +7,7 @@
 //! pulled in order. A driver that cannot apply a decision sends it back in
 //! [`Event::Rejected`], and the core rolls its mirror back.
 
-use crate::ids::{AppId, ContainerId, NodeId, Priority};
+use crate::ids::{AppId, ContainerId, GangId, NodeId, Priority};
 use crate::resources::Resources;
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
@@ -313,7 +313,20 @@ impl RefusalKind {
 pub enum Decision {
     /// Start a container for `app`'s ask at `priority` on `node`. The core has
     /// already counted it (assumed) in its mirror.
-    Allocate { container: ContainerId, app: AppId, priority: Priority, node: NodeId, resources: Resources },
+    ///
+    /// With `gang`, it is one member of an atomic group (the decisions of one
+    /// step with the same gang, all of one app and priority): a host applies
+    /// all of them or refuses all. If a host starts some and refuses others
+    /// anyway, the core kills those it started, so a gang never runs in part.
+    Allocate {
+        container: ContainerId,
+        app: AppId,
+        priority: Priority,
+        node: NodeId,
+        resources: Resources,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        gang: Option<GangId>,
+    },
     /// Hold `node` for `app`'s large ask at `priority` until it fits.
     Reserve { app: AppId, priority: Priority, node: NodeId, resources: Resources },
     /// Drop the reservation on `node`.

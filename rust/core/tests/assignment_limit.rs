@@ -4,9 +4,11 @@
 //! most the limit, the rest waits for later heartbeats, and every ask is
 //! served in the end.
 
+mod common;
+
 use sojourn_core::{
-    AppId, AppSpec, Ask, Core, CoreConfig, CoreError, Ctx, Decision, Event, NodeId, NodeSpec, Phase, Policy, Priority,
-    Refusal, RefusalKind, Resources, Time,
+    AppId, Core, CoreConfig, CoreError, Ctx, Decision, Event, NodeId, Policy, Priority, Refusal, RefusalKind,
+    Resources, Time,
 };
 
 /// Fills the heartbeating node with every app's maps, asking the mirror
@@ -46,20 +48,7 @@ impl Policy for FillNode {
 fn core(limit: Option<u32>, nodes: u32, maps: u32) -> Core {
     let mut c =
         Core::new(Box::new(FillNode::default()), CoreConfig { max_assignments: limit, ..CoreConfig::default() });
-    let mut setup: Vec<Event> = (1..=nodes)
-        .map(|n| {
-            Event::NodeAdded(NodeSpec {
-                node: NodeId(n),
-                name: format!("n{n}"),
-                rack: "/r".into(),
-                labels: vec![],
-                capacity: Resources::new(64 * 1024, 64),
-            })
-        })
-        .collect();
-    setup.push(Event::AppAdded(AppSpec::new(AppId(1), "q", "u")));
-    let ask = Ask::new(Priority::MAP, Resources::new(1024, 1), maps, Phase::Map);
-    setup.push(Event::AsksUpdated { app: AppId(1), asks: vec![ask] });
+    let setup = common::nodes_and_one_app(nodes, Resources::new(64 * 1024, 64), maps);
     let step = c.step(Time(0), setup).and_then(|s| s.check()).expect("setup");
     assert!(step.decisions.is_empty(), "nothing is placed before a heartbeat");
     c

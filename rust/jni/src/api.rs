@@ -7,7 +7,7 @@ use crate::error::{BridgeError, Result};
 use crate::logbuf;
 use crate::session::{EventError, Response, Session, Settings};
 use sojourn_core::{
-    AppId, AppSpec, Ask, ContainerId, Decision, Event, Locality, NodeId, NodeSpec, Outcome, Phase, PreemptMode,
+    AppId, AppSpec, Ask, ContainerId, Decision, Event, GangId, Locality, NodeId, NodeSpec, Outcome, Phase, PreemptMode,
     Priority, RefusalKind, Resources, Time,
 };
 use std::collections::BTreeMap;
@@ -317,6 +317,7 @@ pub fn decision_samples() -> Vec<Decision> {
             priority: Priority(20),
             node: NodeId(11),
             resources: Resources::new(3072, 3).with_gpus(2),
+            gang: Some(GangId(7100)),
         },
         Decision::Reserve {
             app: AppId(52),

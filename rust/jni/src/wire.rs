@@ -33,6 +33,7 @@
 //!   3 unreserve  u32 app, u32 priority, u32 node
 //!   4 preempt    u64 container, u8 mode (0 kill, 1 suspend)
 //!   5 resume     u64 container
+//!   6 allocate, a member of a gang: as 1, then u64 gang
 //! | u32 errors | each: u32 index, u8 kind (0 retry, 1 never, 2 error), string message
 //! | u32 logs | each: u8 level (1 error .. 5 trace), string target, string message
 //! string: u32 length, that many bytes of UTF-8
@@ -48,7 +49,7 @@
 use crate::logbuf::LogLine;
 use crate::session::{EventError, Response};
 use sojourn_core::{
-    AppId, ContainerId, Decision, Event, NodeId, Outcome, PreemptMode, Priority, RefusalKind, Resources, Time,
+    AppId, ContainerId, Decision, Event, GangId, NodeId, Outcome, PreemptMode, Priority, RefusalKind, Resources, Time,
 };
 use std::fmt;
 
@@ -70,6 +71,9 @@ pub const TAG_RESERVE: u8 = 2;
 pub const TAG_UNRESERVE: u8 = 3;
 pub const TAG_PREEMPT: u8 = 4;
 pub const TAG_RESUME: u8 = 5;
+/// An allocation that is a member of a gang: `TAG_ALLOCATE`'s fields, then
+/// the gang (u64).
+pub const TAG_ALLOCATE_GANG: u8 = 6;
 
 const OUTCOMES: [Outcome; 6] =
     [Outcome::Finished, Outcome::Released, Outcome::Preempted, Outcome::Lost, Outcome::Expired, Outcome::Killed];
@@ -392,13 +396,16 @@ pub fn encode_response(r: &Response, out: &mut Vec<u8>) {
     put_u32(out, r.decisions.len() as u32);
     for d in &r.decisions {
         match d {
-            Decision::Allocate { container, app, priority, node, resources } => {
-                out.push(TAG_ALLOCATE);
+            Decision::Allocate { container, app, priority, node, resources, gang } => {
+                out.push(if gang.is_some() { TAG_ALLOCATE_GANG } else { TAG_ALLOCATE });
                 put_u64(out, container.0);
                 put_u32(out, app.0);
                 put_u32(out, priority.0);
                 put_u32(out, node.0);
                 put_resources(out, resources);
+                if let Some(g) = gang {
+                    put_u64(out, g.0);
+                }
             }
             Decision::Reserve { app, priority, node, resources } => {
                 out.push(TAG_RESERVE);
@@ -454,12 +461,13 @@ pub fn decode_response(buf: &[u8]) -> Result<Response, WireError> {
         let tag = r.u8(&format_args!("decision {index}: its tag"))?;
         let at = Field { item: "decision", index, kind: "", name: "" };
         let d = match tag {
-            TAG_ALLOCATE => Decision::Allocate {
+            TAG_ALLOCATE | TAG_ALLOCATE_GANG => Decision::Allocate {
                 container: ContainerId(r.u64(&at.sub("container"))?),
                 app: AppId(r.u32(&at.sub("app"))?),
                 priority: Priority(r.u32(&at.sub("priority"))?),
                 node: NodeId(r.u32(&at.sub("node"))?),
                 resources: r.resources(&at.sub("resources"))?,
+                gang: if tag == TAG_ALLOCATE_GANG { Some(GangId(r.u64(&at.sub("gang"))?)) } else { None },
             },
             TAG_RESERVE => Decision::Reserve {
                 app: AppId(r.u32(&at.sub("app"))?),
@@ -560,15 +568,16 @@ mod tests {
 
     fn decision() -> impl Strategy<Value = Decision> {
         prop_oneof![
-            (any::<u64>(), any::<u32>(), any::<u32>(), any::<u32>(), resources()).prop_map(|(c, a, p, n, r)| {
-                Decision::Allocate {
+            (any::<u64>(), any::<u32>(), any::<u32>(), any::<u32>(), resources(), any::<Option<u64>>()).prop_map(
+                |(c, a, p, n, r, g)| Decision::Allocate {
                     container: ContainerId(c),
                     app: AppId(a),
                     priority: Priority(p),
                     node: NodeId(n),
                     resources: r,
+                    gang: g.map(GangId),
                 }
-            }),
+            ),
             (any::<u32>(), any::<u32>(), any::<u32>(), resources()).prop_map(|(a, p, n, r)| Decision::Reserve {
                 app: AppId(a),
                 priority: Priority(p),

@@ -77,6 +77,7 @@ impl Cluster {
     /// A container ended; its resources return to its node.
     pub fn complete(&mut self, id: ContainerId, _outcome: Outcome, now: Time) -> Result<Container> {
         let c = self.drop_container(id).ok_or(CoreError::UnknownContainer(id))?;
+        self.gang_member_ended(id);
         let attained = c.attained_ms(now);
         if let Some(a) = self.app_mut(c.app) {
             a.attained_done_ms += attained;

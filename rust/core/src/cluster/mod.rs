@@ -15,6 +15,7 @@
 //!   confirm, progress, complete, preempt (kill or suspend), resume, and the
 //!   rollbacks of those the driver refused;
 //! - `reservations`: nodes held for a large ask;
+//! - `gangs`: containers placed all or nothing, and their undoing;
 //! - `recover`: containers the host has and the mirror lacks;
 //! - `invariants`: the books' self-check for tests;
 //! - `slab`, `node_bits`, `container_set`: the dense storage by id, the
@@ -29,6 +30,7 @@ mod ask_book;
 mod container_index;
 mod container_set;
 mod containers;
+mod gangs;
 mod invariants;
 mod node_bits;
 mod nodes;
@@ -80,6 +82,8 @@ pub struct Cluster {
     /// The containers the node heartbeat being handled may still place;
     /// `None` outside a heartbeat, or when the host sets no limit.
     assignment_budget: Option<AssignmentBudget>,
+    /// Gangs whose members' placements the host has not all settled.
+    gangs: gangs::Gangs,
 }
 
 /// A limit on the containers one node heartbeat places, and what is left

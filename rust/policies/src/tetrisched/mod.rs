@@ -20,8 +20,9 @@
 //!   its free resources hold, a container takes `width` slots. With nodes of
 //!   one slot this is the paper's model exactly.
 //! - **Gangs.** A gang is one app's outstanding ask at one priority; it is
-//!   all-or-nothing inside this policy: its containers are placed in one
-//!   pass or none are (binding checks every unit fits before allocating).
+//!   all-or-nothing: binding checks every unit fits, then the core places
+//!   it as one atomic group (`Ctx::allocate_gang`), which the hosts apply
+//!   or refuse whole (and which the core kills if a host ran it in part).
 //!   A gang larger than its eligible nodes could ever hold can never be
 //!   whole, so it becomes linear (LnCk, any part of it is worth its share).
 //!   With `elastic_asks` every ask is linear: MapReduce's tasks are
@@ -51,10 +52,8 @@
 //!
 //! What the protocol would still need for a faithful YARN deployment:
 //! alternatives per job (the AM's job type and slowdown as data, not a name
-//! convention), gang groups the core allocates atomically (here the
-//! all-or-nothing holds only within one policy pass, and the host may still
-//! refuse part of a gang), the reservation's accepted flag and RDL window
-//! (Rayon) next to the deadline, and per-job value functions [L159].
+//! convention), the reservation's accepted flag and RDL window (Rayon) next
+//! to the deadline, and per-job value functions [L159].
 //!
 //! Solver time is not measured here: the pure core reads no clock. The
 //! budget is the backend's own time limit (`time_limit_s`), which makes a
@@ -73,7 +72,7 @@ pub mod strl;
 #[cfg(test)]
 mod tests;
 
-use allocation_map::{AllocationMap, Bound};
+use allocation_map::{AllocationMap, Bound, BoundGang};
 use compile::{Plan, Supply, Window};
 use config::Config;
 pub use config::PARAMS;
@@ -383,6 +382,14 @@ impl TetriSched {
         if got == 0 || (g.gang && got < want) {
             return 0; // all-or-nothing
         }
+        if g.gang {
+            let bg = BoundGang { app: g.app, priority: g.priority, picks, est_ms, width: g.width, capability: cap };
+            if self.cfg.bind_on_heartbeat {
+                self.map.add_gang(bg);
+                return got;
+            }
+            return self.start_gang(ctx, bg);
+        }
         let mut placed = 0;
         for (node, n) in picks {
             let b = Bound { app: g.app, priority: g.priority, n, est_ms, width: g.width };
@@ -413,6 +420,18 @@ impl TetriSched {
         placed
     }
 
+    /// Allocates a gang on all its nodes as one atomic group; returns how
+    /// many containers that was (0 when the core refused it: nothing runs).
+    fn start_gang(&mut self, ctx: &mut Ctx<'_>, g: BoundGang) -> u32 {
+        let Ok(ids) = ctx.allocate_gang(g.app, g.priority, &g.picks) else { return 0 };
+        let mut nodes = g.picks.iter().flat_map(|(node, n)| std::iter::repeat_n(*node, *n as usize));
+        for c in &ids {
+            let node = nodes.next().unwrap_or(NodeId(0));
+            self.running.insert(*c, Run { node, est_end: ctx.now.plus(g.est_ms), est_ms: g.est_ms, width: g.width });
+        }
+        ids.len() as u32
+    }
+
     /// Runs a cycle that is due, or (`event_cycles`) one that something
     /// changed since the last, except while a plan's bindings wait for
     /// their nodes: only a due cycle replaces them.
@@ -426,8 +445,12 @@ impl TetriSched {
 
     /// `node` heartbeats: it starts what the plan bound to it.
     fn start_bound(&mut self, ctx: &mut Ctx<'_>, node: NodeId) {
-        for b in self.map.take(node) {
+        let (lone, gangs) = self.map.take(node);
+        for b in lone {
             self.start(ctx, node, b);
+        }
+        for g in gangs {
+            self.start_gang(ctx, g);
         }
     }
 }
@@ -590,10 +613,14 @@ impl Policy for TetriSched {
     /// An event-driven pass offers every node at once: all of the map starts.
     fn on_schedule(&mut self, ctx: &mut Ctx<'_>) {
         self.plan_if_due(ctx);
-        for (node, bound) in self.map.take_all() {
+        let (lone, gangs) = self.map.take_all();
+        for (node, bound) in lone {
             for b in bound {
                 self.start(ctx, node, b);
             }
+        }
+        for g in gangs {
+            self.start_gang(ctx, g);
         }
     }
 

@@ -7,7 +7,7 @@ use super::greedy;
 use super::strl::{EqSets, Leaf, Partitioning, Strl};
 use crate::test_support::{allocations, config_error, core, finish, node_in_rack, schedule};
 use sojourn_core::{AppId, AppSpec, Ask, Event, Harness, Phase, Priority, Resources, Time};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 fn exact() -> SolverOptions {
     exact_on(Backend::Cbc)
@@ -638,12 +638,13 @@ fn heartbeat(c: &mut Harness, t: u64, node: u32) -> Vec<sojourn_core::Decision> 
 
 /// With `bind_on_heartbeat` a plan's containers start node by node as the
 /// nodes heartbeat (the paper's allocation map), not all in the call that
-/// planned them; without it the same plan starts at once.
+/// planned them; without it the same plan starts at once. A gang (nCk)
+/// starts whole, as one atomic group, at the first of its nodes' heartbeats.
 #[test]
 fn a_bound_plan_starts_on_each_node_at_its_heartbeat() {
-    let mut c = cluster(&[("bind_on_heartbeat", "true")], &[("/r0", 3)]);
-    app(&mut c, 0, 1, "default", "gang", 3, 8_000);
-    // node 0's heartbeat runs the cycle: the gang is bound to all three
+    let mut c = cluster(&[("bind_on_heartbeat", "true"), ("elastic_asks", "true")], &[("/r0", 3)]);
+    app(&mut c, 0, 1, "default", "elastic", 3, 8_000);
+    // node 0's heartbeat runs the cycle: the ask is bound to all three
     // nodes, and node 0 takes its own share in the same call
     assert_eq!(placed(&heartbeat(&mut c, 0, 0)), vec![(1, 0)]);
     assert_eq!(c.cluster().containers().count(), 1);
@@ -651,6 +652,20 @@ fn a_bound_plan_starts_on_each_node_at_its_heartbeat() {
     assert!(placed(&heartbeat(&mut c, 200, 2)).is_empty(), "node 2 had one");
     assert_eq!(placed(&heartbeat(&mut c, 300, 1)), vec![(1, 1)]);
     assert!(c.cluster().check_invariants().is_ok());
+
+    let mut gang = cluster(&[("bind_on_heartbeat", "true")], &[("/r0", 3)]);
+    app(&mut gang, 0, 1, "default", "gang", 3, 8_000);
+    let ds = heartbeat(&mut gang, 0, 0);
+    assert_eq!(placed(&ds), vec![(1, 0), (1, 1), (1, 2)]);
+    let gangs: BTreeSet<_> = ds
+        .iter()
+        .filter_map(|d| match d {
+            sojourn_core::Decision::Allocate { gang, .. } => Some(*gang),
+            _ => None,
+        })
+        .collect();
+    assert!(gangs.len() == 1 && gangs.iter().all(Option::is_some), "one gang: {gangs:?}");
+    assert!(placed(&heartbeat(&mut gang, 100, 1)).is_empty(), "nothing is left bound");
 
     let mut at_once = cluster(&[], &[("/r0", 3)]);
     app(&mut at_once, 0, 1, "default", "gang", 3, 8_000);

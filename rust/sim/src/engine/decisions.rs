@@ -11,7 +11,9 @@ impl<'a> Sim<'a> {
     pub(super) fn carry_out(&mut self, decisions: &mut Vec<Decision>) -> Result<(), SimError> {
         for d in decisions.drain(..) {
             match d {
-                Decision::Allocate { container, app, priority, node, resources } => {
+                // A gang's members are all one app's, so they start together
+                // or are refused together (its app finished) here.
+                Decision::Allocate { container, app, priority, node, resources, .. } => {
                     self.start(container, app, priority, node, resources)?
                 }
                 Decision::Preempt { container, mode: PreemptMode::Kill } => self.kill(container)?,
@@ -34,7 +36,7 @@ impl<'a> Sim<'a> {
         let job = app.0 as usize;
         if self.jobs.get(job).is_none_or(|j| j.is_none()) {
             return self.core(Event::Rejected {
-                decision: Decision::Allocate { container, app, priority, node, resources: Resources::ZERO },
+                decision: Decision::Allocate { container, app, priority, node, resources: Resources::ZERO, gang: None },
                 reason: "application finished".into(),
                 kind: sojourn_core::RefusalKind::Never,
             });

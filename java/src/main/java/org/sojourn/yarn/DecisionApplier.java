@@ -2,7 +2,9 @@ package org.sojourn.yarn;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
@@ -60,7 +62,20 @@ final class DecisionApplier {
   /** Applies decisions in order; returns the follow-up events (confirmations, rejections). */
   List<ObjectNode> apply(List<Protocol.Decision> decisions, long now) {
     List<ObjectNode> out = new ArrayList<>();
-    for (Protocol.Decision d : decisions) {
+    for (int i = 0; i < decisions.size(); i++) {
+      Protocol.Decision d = decisions.get(i);
+      if (d instanceof Protocol.Allocate && ((Protocol.Allocate) d).inGang()) {
+        // The core emits a gang's members one after another.
+        List<Protocol.Allocate> gang = new ArrayList<>();
+        long g = ((Protocol.Allocate) d).gang;
+        while (i < decisions.size() && decisions.get(i) instanceof Protocol.Allocate
+            && ((Protocol.Allocate) decisions.get(i)).gang == g) {
+          gang.add((Protocol.Allocate) decisions.get(i++));
+        }
+        i--;
+        allocateGang(gang, out);
+        continue;
+      }
       Protocol.Refused refused;
       try {
         if (d instanceof Protocol.Allocate) {
@@ -82,12 +97,108 @@ final class DecisionApplier {
         refused = Protocol.Refused.error("error applying the decision: " + e);
       }
       if (refused != null) {
-        rejections.incrementAndGet();
-        LOG.debug("sojourn: rejected {} ({}): {}", d, refused.kind, refused.why);
-        out.add(Protocol.rejected(d, refused.why, refused.kind));
+        reject(d, refused, out);
       }
     }
     return out;
+  }
+
+  private void reject(Protocol.Decision d, Protocol.Refused refused, List<ObjectNode> out) {
+    rejections.incrementAndGet();
+    LOG.debug("sojourn: rejected {} ({}): {}", d, refused.kind, refused.why);
+    out.add(Protocol.rejected(d, refused.why, refused.kind));
+  }
+
+  /**
+   * A gang, all or nothing: every member is checked against YARN's books first (together: the
+   * request must still want all of them, and each node must hold all of its members), and only
+   * then are they allocated, under the attempt's monitor throughout, so the AM sees all of them or
+   * none. If one is refused anyway, it and the rest are rejected; the core then kills the members
+   * started here (its rollback of a gang carried out in part).
+   */
+  private void allocateGang(List<Protocol.Allocate> gang, List<ObjectNode> out) {
+    Protocol.Allocate first = gang.get(0);
+    SojournAppAttempt a = ids.app(first.app);
+    Protocol.Refused refused;
+    if (a == null || a.isStopped()) {
+      refused = Protocol.Refused.never("application " + first.app + " is gone");
+    } else {
+      synchronized (a) {
+        try {
+          refused = gangRefusal(a, gang);
+          for (int i = 0; refused == null && i < gang.size(); i++) {
+            refused = allocate(gang.get(i), out);
+            if (refused != null) {
+              gang = gang.subList(i, gang.size());
+            }
+          }
+        } catch (RuntimeException e) {
+          LOG.warn("sojourn: error applying gang " + first.gang, e);
+          refused = Protocol.Refused.error("error applying the gang: " + e);
+        }
+      }
+    }
+    if (refused == null) {
+      return;
+    }
+    String why = "gang " + first.gang + " refused: " + refused.why;
+    Protocol.Refused whole = refused.kind == Protocol.Refusal.NEVER ? Protocol.Refused.never(why)
+        : refused.kind == Protocol.Refusal.ERROR ? Protocol.Refused.error(why) : Protocol.Refused.retry(why);
+    for (Protocol.Allocate m : gang) {
+      reject(m, whole, out);
+    }
+  }
+
+  /** Why YARN's books cannot take all of {@code gang} now, or null when they can. */
+  private Protocol.Refused gangRefusal(SojournAppAttempt a, List<Protocol.Allocate> gang) {
+    Map<NodeId, Resource> taken = new HashMap<>();
+    Map<SchedulerRequestKey, Integer> wanted = new HashMap<>();
+    for (Protocol.Allocate m : gang) {
+      NodeId nid = ids.node(m.node);
+      FiCaSchedulerNode node = nid == null ? null : yarn.getSchedulerNode(nid);
+      if (node == null) {
+        return Protocol.Refused.never("node " + m.node + " is gone");
+      }
+      SchedulerRequestKey key = requestKey(a, m);
+      if (key == null) {
+        return noRequest(a, m);
+      }
+      int n = wanted.merge(key, 1, Integer::sum);
+      if (n > a.getPendingAsk(key, ResourceRequest.ANY).getCount()) {
+        return Protocol.Refused.retry("YARN's request of " + a.getApplicationAttemptId() + " at priority "
+            + m.priority + " wants fewer than the gang's " + gang.size());
+      }
+      Resource need = Resources.add(taken.getOrDefault(nid, Resources.none()),
+          a.getPendingAsk(key, ResourceRequest.ANY).getPerAllocationResource());
+      if (!Resources.fitsIn(need, suspensions.roomFor(node))) {
+        return Protocol.Refused.retry("the gang's " + need + " on " + nid + " does not fit (unallocated "
+            + node.getUnallocatedResource() + ")");
+      }
+      if (SchedulerAppUtils.isPlaceBlacklisted(a, node, LOG)) {
+        return Protocol.Refused.retry(nid + " is blacklisted for " + a.getApplicationAttemptId());
+      }
+      taken.put(nid, need);
+    }
+    return null;
+  }
+
+  /** The key of {@code a}'s outstanding request that {@code d} serves, or null. */
+  private static SchedulerRequestKey requestKey(SojournAppAttempt a, Protocol.Allocate d) {
+    for (SchedulerRequestKey k : a.getSchedulerKeys()) {
+      if (k.getPriority().getPriority() != d.priority) {
+        continue;
+      }
+      PendingAsk pa = a.getPendingAsk(k, ResourceRequest.ANY);
+      if (pa.getCount() > 0 && d.resources.sameAs(pa.getPerAllocationResource())) {
+        return k;
+      }
+    }
+    return null;
+  }
+
+  private static Protocol.Refused noRequest(SojournAppAttempt a, Protocol.Allocate d) {
+    return Protocol.Refused.retry("YARN has no outstanding request of " + a.getApplicationAttemptId()
+        + " at priority " + d.priority + " for " + d.resources);
   }
 
   /** Returns null when applied, else why not and whether it could succeed later. */
@@ -101,23 +212,11 @@ final class DecisionApplier {
     if (node == null) {
       return Protocol.Refused.never("node " + d.node + " is gone");
     }
-    SchedulerRequestKey key = null;
-    Resource cap = null;
-    for (SchedulerRequestKey k : a.getSchedulerKeys()) {
-      if (k.getPriority().getPriority() != d.priority) {
-        continue;
-      }
-      PendingAsk pa = a.getPendingAsk(k, ResourceRequest.ANY);
-      if (pa.getCount() > 0 && d.resources.sameAs(pa.getPerAllocationResource())) {
-        key = k;
-        cap = pa.getPerAllocationResource();
-        break;
-      }
-    }
+    SchedulerRequestKey key = requestKey(a, d);
     if (key == null) {
-      return Protocol.Refused.retry("YARN has no outstanding request of " + a.getApplicationAttemptId()
-          + " at priority " + d.priority + " for " + d.resources);
+      return noRequest(a, d);
     }
+    Resource cap = a.getPendingAsk(key, ResourceRequest.ANY).getPerAllocationResource();
     Resource room = suspensions.roomFor(node);
     if (!Resources.fitsIn(cap, room)) {
       return Protocol.Refused.retry(cap + " does not fit on " + nid + " (unallocated " + node.getUnallocatedResource()

@@ -329,17 +329,28 @@ final class Protocol {
     }
   }
 
-  /** Start a container of {@code resources} for {@code app}'s ask at {@code priority} on {@code node}. */
+  /**
+   * Start a container of {@code resources} for {@code app}'s ask at {@code priority} on {@code node}.
+   * With a {@code gang}, it is one member of an atomic group: the decisions of one response with the
+   * same gang are applied all together or refused all together ({@link DecisionApplier}).
+   */
   static final class Allocate extends Placement {
     static final String TYPE = "allocate";
-    static final List<String> FIELDS = list("container", "app", "priority", "node", "resources");
+    static final List<String> FIELDS = list("container", "app", "priority", "node", "resources", "gang");
     final long container;
     final Amount resources;
+    /** The gang, or -1 for a lone allocation (serde leaves the field out). */
+    final long gang;
 
     Allocate(JsonNode d) {
       super(d);
       container = d.path("container").asLong();
       resources = new Amount(d.path("resources"));
+      gang = d.has("gang") ? d.path("gang").asLong() : -1L;
+    }
+
+    boolean inGang() {
+      return gang >= 0;
     }
   }
 

@@ -41,6 +41,8 @@ final class Wire {
   static final byte UNRESERVE = 3;
   static final byte PREEMPT = 4;
   static final byte RESUME = 5;
+  /** An allocation in a gang: ALLOCATE's fields, then the gang (u64). */
+  static final byte ALLOCATE_GANG = 6;
 
   /** Container outcomes by their byte. */
   static final List<String> OUTCOMES =
@@ -277,10 +279,14 @@ final class Wire {
     byte tag = b.get();
     switch (tag) {
       case ALLOCATE:
+      case ALLOCATE_GANG:
         o.put("type", Protocol.Allocate.TYPE);
         o.put("container", b.getLong());
         placement(o, b);
         resources(o, b);
+        if (tag == ALLOCATE_GANG) {
+          o.put("gang", b.getLong());
+        }
         return o;
       case RESERVE:
         o.put("type", Protocol.Reserve.TYPE);

@@ -317,6 +317,8 @@ public class ProtocolSchemaTest {
     assertEquals(51, a.app);
     assertEquals(20, a.priority);
     assertEquals(11, a.node);
+    assertEquals(7100L, a.gang);
+    assertTrue(a.inGang());
     assertAmount(a.resources, 3072, 3, 2);
     assertTrue(a.resources.sameAs(res(3072, 3, 2)));
     assertFalse(a.resources.sameAs(res(3072, 3, 0)));
