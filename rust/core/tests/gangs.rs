@@ -224,3 +224,96 @@ fn a_lone_allocation_says_no_gang_on_the_wire_and_a_recording_without_the_field_
     assert!(json.contains("\"gang\":5"), "{json}");
     assert_eq!(serde_json::from_str::<Decision>(&json).expect("decode"), member);
 }
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// What the host does with one member of a gang.
+    #[derive(Clone, Copy, Debug)]
+    enum Answer {
+        Start,
+        Refuse,
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+        /// Random gangs on three 4-slot nodes, each answered member by member
+        /// in a random order by a host that may start some and refuse others:
+        /// the mirror's books hold after every step, and once the answers are
+        /// in, a gang either runs whole or not at all (none of its members is
+        /// left running un-killed beside a refused one).
+        #[test]
+        fn a_gang_never_runs_in_part(
+            gangs in prop::collection::vec(
+                (prop::collection::vec((1u32..=3, 1u32..=5), 1..4),
+                 prop::collection::vec(prop_oneof![3 => Just(Answer::Start), 1 => Just(Answer::Refuse)], 12),
+                 any::<bool>()),
+                1..6),
+        ) {
+            let mut c = core(None, 40);
+            let mut t = 1;
+            for (picks, answers, reverse) in gangs {
+                let picks: Vec<(u32, u32)> = picks;
+                let placed = allocations(&place(&mut c, t, &picks));
+                t += 1;
+                prop_assert!(c.cluster().check_invariants().is_ok());
+                if placed.is_empty() {
+                    continue;
+                }
+                let wanted: u32 = picks.iter().map(|p| p.1).sum();
+                prop_assert_eq!(placed.len() as u32, wanted, "all of the gang or nothing");
+                let mut order: Vec<usize> = (0..placed.len()).collect();
+                if reverse {
+                    order.reverse();
+                }
+                let events: Vec<Event> = order
+                    .iter()
+                    .map(|&i| {
+                        let (container, node, gang) = placed[i];
+                        match answers[i % answers.len()] {
+                            Answer::Start => Event::ContainerStarted { container },
+                            Answer::Refuse => Event::Rejected {
+                                decision: Decision::Allocate {
+                                    container,
+                                    app: AppId(1),
+                                    priority: Priority::MAP,
+                                    node,
+                                    resources: Resources::new(1024, 1),
+                                    gang,
+                                },
+                                reason: "refused".into(),
+                                kind: RefusalKind::Retry,
+                            },
+                        }
+                    })
+                    .collect();
+                let refused = events.iter().any(|e| matches!(e, Event::Rejected { .. }));
+                let ds = c.step(Time(t), events).and_then(|s| s.check()).expect("answers").decisions;
+                t += 1;
+                prop_assert!(c.cluster().check_invariants().is_ok());
+                prop_assert_eq!(c.cluster().unsettled_gangs(), 0);
+                let killed = kills(&ds);
+                let running: Vec<ContainerId> = placed
+                    .iter()
+                    .map(|p| p.0)
+                    .filter(|id| c.cluster().container(*id).is_some_and(|x| !x.preempting))
+                    .collect();
+                if refused {
+                    prop_assert!(running.is_empty(), "a refused gang keeps {:?} running", running);
+                } else {
+                    prop_assert!(killed.is_empty());
+                    prop_assert_eq!(running.len(), placed.len());
+                }
+                // The kills complete, so later gangs find the room again.
+                let done: Vec<Event> = killed
+                    .into_iter()
+                    .map(|container| Event::ContainerCompleted { container, outcome: Outcome::Preempted })
+                    .collect();
+                let _ = c.step(Time(t), done).and_then(|s| s.check()).expect("completions");
+                t += 1;
+            }
+        }
+    }
+}
