@@ -28,7 +28,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateS
  *
  * <pre>gradle rmbench [-Prmbench.args="all 1000 500 100 [--max-assignments=N] --record"]</pre>
  * (all, or a comma-separated list of sojourn-fifo, sojourn-fair, sojourn-fair-single, sojourn-hfsp,
- * sojourn-kairos, sojourn-tetrisched, capacity, capacity-multi, fair)
+ * sojourn-kairos, sojourn-tetrisched, capacity, capacity-multi, fair; or "policies", or a list of, the
+ * catalog's other policies with their defaults: {@link #OTHER_POLICIES})
  */
 public final class RmBench {
   /** Containers the scheduler has placed on the nodes (YARN's own books). */
@@ -53,7 +54,15 @@ public final class RmBench {
           "sojourn-tetrisched", "capacity", "capacity-multi", "fair");
 
   /**
-   * Arguments: [schedulers|all] [nodes] [apps] [containers per app] [--record].
+   * The catalog's other policies, with their defaults (not in "all", whose rows the history
+   * tracks; "policies" runs these).
+   */
+  static final List<String> OTHER_POLICIES =
+      Arrays.asList("sojourn-capacity", "sojourn-bigc", "sojourn-sparrow", "sojourn-hawk", "sojourn-lwl",
+          "sojourn-split", "sojourn-eagle", "sojourn-dlwl_srpt", "sojourn-pigeon", "sojourn-rayon");
+
+  /**
+   * Arguments: [schedulers|all|policies] [nodes] [apps] [containers per app] [--record].
    * Schedulers are comma separated; each runs in a fresh MockRM in this JVM,
    * so one run gives figures measured side by side. --record appends them to
    * java/bench/rm-history.csv.
@@ -72,10 +81,12 @@ public final class RmBench {
     int nodes = rest.size() > 1 ? Integer.parseInt(rest.get(1)) : 1000;
     int apps = rest.size() > 2 ? Integer.parseInt(rest.get(2)) : 500;
     int perApp = rest.size() > 3 ? Integer.parseInt(rest.get(3)) : 100;
-    List<String> schedulers = which.equals("all") ? ALL : Arrays.asList(which.split(","));
+    List<String> schedulers = which.equals("all") ? ALL
+        : which.equals("policies") ? OTHER_POLICIES : Arrays.asList(which.split(","));
     for (String sched : schedulers) {
-      if (!ALL.contains(sched)) {
-        throw new IllegalArgumentException("unknown scheduler '" + sched + "': one of " + ALL + " or all");
+      if (!ALL.contains(sched) && !OTHER_POLICIES.contains(sched)) {
+        throw new IllegalArgumentException("unknown scheduler '" + sched + "': one of " + ALL + ", "
+            + OTHER_POLICIES + ", all or policies");
       }
     }
     String rev = System.getProperty("bench.rev", "unknown");
@@ -228,7 +239,14 @@ public final class RmBench {
         conf.setInt("yarn.scheduler.fair.max.assign", -1);
         break;
       default:
-        throw new IllegalArgumentException("unknown scheduler '" + which + "': one of " + ALL);
+        if (!OTHER_POLICIES.contains(which)) {
+          throw new IllegalArgumentException("unknown scheduler '" + which + "': one of " + ALL + " or "
+              + OTHER_POLICIES);
+        }
+        // every other policy of the catalog, with its defaults
+        conf.set(YarnConfiguration.RM_SCHEDULER, "org.sojourn.yarn.SojournScheduler");
+        conf.set("yarn.scheduler.sojourn.policy", which.substring("sojourn-".length()));
+        break;
     }
     if (which.startsWith("sojourn-")) {
       conf.set("yarn.scheduler.sojourn.per-node-heartbeat.maximum-container-assignments", maxAssignments);
