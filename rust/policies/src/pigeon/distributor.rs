@@ -3,13 +3,40 @@
 
 use sojourn_core::Ctx;
 
+/// `k` tasks over masters whose groups hold `sizes` workers: the paper's
+/// even split ([`split_with`]) when the groups are equal, as the paper's
+/// are (sizes within one worker of each other, A5). Groups of whole
+/// NodeManagers with many slots each cannot be equal (groups of one and two
+/// 64-slot nodes for N_w = 100): there an even split would send a small
+/// group as many tasks as a large one, queueing them at its master while
+/// the large group's workers idle (Pigeon has no stealing between groups).
+/// So each master gets ⌊k · size / total⌋, and the remainder goes one each
+/// to distinct masters drawn uniformly, as in D4: each worker gets an equal
+/// share of the tasks, which is what the even split means for equal groups.
+pub fn split(ctx: &mut Ctx<'_>, k: u32, sizes: &[u32]) -> Vec<(usize, u32)> {
+    split_by_size(ctx.rng, k, sizes)
+}
+
+pub fn split_by_size(rng: &mut sojourn_core::Rng, k: u32, sizes: &[u32]) -> Vec<(usize, u32)> {
+    let (lo, hi) = (sizes.iter().min().copied().unwrap_or(0), sizes.iter().max().copied().unwrap_or(0));
+    let total: u64 = sizes.iter().map(|s| u64::from(*s)).sum();
+    if hi - lo <= 1 || total == 0 || k == 0 {
+        return split_with(rng, k, sizes.len());
+    }
+    let mut counts: Vec<u32> = sizes.iter().map(|s| (u64::from(k) * u64::from(*s) / total) as u32).collect();
+    let r = (k - counts.iter().sum::<u32>()) as usize;
+    let mut idx: Vec<usize> = (0..sizes.len()).collect();
+    for i in 0..r.min(sizes.len()) {
+        let j = i + rng.below((sizes.len() - i) as u64) as usize;
+        idx.swap(i, j);
+        counts[idx[i]] += 1;
+    }
+    counts.into_iter().enumerate().filter(|(_, n)| *n > 0).collect()
+}
+
 /// D3–D4 (L90, A2): `k` tasks over `groups` masters: ⌊k/N_g⌋ to each, one
 /// more to each of k mod N_g distinct masters drawn uniformly. Returns
 /// (master, tasks) for the masters that get any, in master order.
-pub fn split(ctx: &mut Ctx<'_>, k: u32, groups: usize) -> Vec<(usize, u32)> {
-    split_with(ctx.rng, k, groups)
-}
-
 pub fn split_with(rng: &mut sojourn_core::Rng, k: u32, groups: usize) -> Vec<(usize, u32)> {
     if groups == 0 || k == 0 {
         return Vec::new();

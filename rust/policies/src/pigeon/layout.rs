@@ -65,6 +65,7 @@ impl Pigeon {
         }
         let groups = bounds.len();
         self.masters = (0..groups).map(|_| Master::default()).collect();
+        self.group_sizes = bounds.iter().map(|(lo, hi)| (hi - lo) as u32).collect();
         self.workers = Vec::with_capacity(n);
         for (g, &(lo, hi)) in bounds.iter().enumerate() {
             let r = ((self.cfg.reserved_pct / 100.0) * (hi - lo) as f64).round() as usize;

@@ -107,7 +107,7 @@ mod layout;
 pub mod master;
 mod tally;
 mod wakes;
-pub use distributor::{split, split_with};
+pub use distributor::{split, split_by_size, split_with};
 
 #[cfg(test)]
 mod props;
@@ -192,6 +192,8 @@ pub struct Pigeon {
     nodes: IdMap<NodeId, NodeInfo>,
     pub(crate) workers: Vec<Worker>,
     pub(crate) masters: Vec<Master>,
+    /// Workers per group, by master (the distributors' split weighs by it).
+    group_sizes: Vec<u32>,
     layout_stale: bool,
     /// Layouts made so far.
     layout_gen: u64,
@@ -230,6 +232,7 @@ impl Pigeon {
             nodes: IdMap::default(),
             workers: Vec::new(),
             masters: Vec::new(),
+            group_sizes: Vec::new(),
             layout_stale: true,
             layout_gen: 0,
             reqs: IdMap::default(),
@@ -334,7 +337,7 @@ impl Pigeon {
         if let Some(s) = self.reqs.get_mut(&req) {
             s.live += k;
         }
-        for (group, n) in split(ctx, k, self.masters.len()) {
+        for (group, n) in split(ctx, k, &self.group_sizes) {
             self.tally.count(Count::BatchesSent);
             if self.cfg.delay_us == 0 {
                 self.batch(ctx, group, req, st.long, n, at_us);

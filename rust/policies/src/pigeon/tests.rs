@@ -4,7 +4,7 @@
 
 use super::config::{Weight, WfqMode};
 use super::master::{Master, Served, Task};
-use super::{split_with, Pigeon};
+use super::{split_by_size, split_with, Pigeon};
 use crate::test_support::{allocations, config_error, finish, node, node_in_rack, tick};
 use sojourn_core::{
     AppId, AppSpec, Ask, ContainerId, CoreConfig, Decision, Event, Harness, NodeId, NodeSpec, Phase, Priority,
@@ -293,6 +293,45 @@ fn split_gives_every_master_the_floor_and_the_rest_to_distinct_masters() {
     }
     // 3,000 expected per master; a fair draw stays within ±10 %
     assert!(hits.iter().all(|&h| (2_700..=3_300).contains(&h)), "{hits:?}");
+}
+
+/// Groups of unequal size (whole 64-slot NodeManagers cut into groups of
+/// about 100 workers: one node or two): each master gets tasks in
+/// proportion to its workers; groups within one worker of each other keep
+/// the paper's even split, draw for draw.
+#[test]
+fn unequal_groups_get_tasks_in_proportion_to_their_workers() {
+    let mut rng = Rng::seeded(5);
+    let s = split_by_size(&mut rng, 300, &[64, 128, 64, 128]);
+    assert_eq!(s.iter().map(|x| x.1).sum::<u32>(), 300);
+    assert_eq!(s.iter().map(|x| x.1).collect::<Vec<_>>(), vec![50, 100, 50, 100]);
+    let (mut a, mut b) = (Rng::seeded(9), Rng::seeded(9));
+    assert_eq!(split_by_size(&mut a, 250, &[100, 101, 100]), split_with(&mut b, 250, 3));
+}
+
+/// 50 jobs of 100 one-vcore tasks on 100 NodeManagers of 64 vcores (64
+/// groups of one or two nodes): every task starts at once. Split evenly,
+/// the one-node groups got as many tasks as the two-node ones and 408
+/// tasks queued at full masters while 1,700 workers of other groups idled.
+#[test]
+fn on_multi_slot_nodes_every_task_that_fits_starts() {
+    let p = crate::build("pigeon", &BTreeMap::new()).expect("defaults");
+    let mut c = Harness::new(p, CoreConfig::default());
+    for i in 0..100 {
+        node(&mut c, i, 64 * 1024, 64);
+    }
+    let mut placed = 0;
+    for a in 1..=50 {
+        c.handle(Time(0), Event::AppAdded(AppSpec::new(AppId(a), "default", "u"))).expect("app");
+        let ask = Ask::new(Priority::MAP, Resources::new(1024, 1), 100, Phase::Map);
+        c.handle(Time(0), Event::AsksUpdated { app: AppId(a), asks: vec![ask] }).expect("ask");
+    }
+    for t in [1, 2, 3] {
+        c.handle_timeout(Time(t));
+        placed += allocations(&c.drain_decisions()).len();
+    }
+    assert_eq!(placed, 5000, "{}", c.describe());
+    assert_eq!(counter(&c, "queued_short"), 0);
 }
 
 /// The split through the policy: 4 groups of 2 workers, d = 0; a job of 10
