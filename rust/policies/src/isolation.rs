@@ -12,6 +12,13 @@
 //! piece's deadline (twice its budget plus a grace; it is then killed), the
 //! piece answers with an error value, as a panic does (the policy falls
 //! back), and the next piece starts a fresh child.
+//!
+//! This is host machinery, the one part of this crate that reads a clock,
+//! starts processes and threads and writes files: it lives here only because
+//! both hosts depend on this crate (and the child runs the policies' work).
+//! No policy calls it; the core's purity rules (`clippy.toml`) are lifted for
+//! this module alone.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 use serde_json::{json, Value};
 use sojourn_core::Described;

@@ -25,7 +25,8 @@ fn run(jobs: &[JobSpec], heartbeat_ms: u64, isolate: Option<OffloadChild>) -> Ru
         isolate_solves: isolate,
         ..SimConfig::default()
     };
-    let stream: JobStream = Box::new(jobs.to_vec().into_iter().map(Ok));
+    let owned: Vec<JobSpec> = jobs.to_vec();
+    let stream: JobStream = Box::new(owned.into_iter().map(Ok));
     let cluster = ClusterSpec::uniform(6, Resources::new(1024, 1), 10);
     let mut r = simulate(&cluster, stream, "gs_mix", &cfg, None).expect("the run completes");
     r.wall_ms = 0.0;
