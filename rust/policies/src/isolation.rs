@@ -56,6 +56,14 @@ pub struct ChildStats {
     pub last_failure: Option<String>,
 }
 
+/// A request line, borrowing the piece's input (which can be a whole model).
+#[derive(serde::Serialize)]
+struct Request<'a> {
+    tag: u64,
+    kind: &'a str,
+    input: &'a Value,
+}
+
 /// The child and the thread reading its answers.
 struct Running {
     child: Child,
@@ -124,8 +132,12 @@ impl ChildRunner {
             self.running = Some(self.spawn()?);
         }
         let Some(r) = self.running.as_mut() else { return Err("did not start".into()) };
-        let request = serde_json::json!({ "tag": tag, "kind": work.kind, "input": work.input });
-        writeln!(r.stdin, "{request}").and_then(|_| r.stdin.flush()).map_err(|e| format!("took no request ({e})"))?;
+        let request = Request { tag, kind: &work.kind, input: &work.input };
+        let mut line = serde_json::to_vec(&request).map_err(|e| format!("got no request: it does not encode ({e})"))?;
+        line.push(b'\n');
+        // One write of the whole line: the pipe is unbuffered, and a value
+        // written as it formats costs a system call per token on both sides.
+        r.stdin.write_all(&line).and_then(|_| r.stdin.flush()).map_err(|e| format!("took no request ({e})"))?;
         let deadline = Duration::from_millis(work.budget_ms.saturating_mul(2)) + self.grace;
         let start = Instant::now();
         let line = match r.lines.recv_timeout(deadline) {
@@ -227,7 +239,10 @@ pub fn serve() {
             continue;
         }
         let answer = answer(n + 1, &line);
-        if writeln!(answers, "{answer}").and_then(|_| answers.flush()).is_err() {
+        let mut text = answer.to_string();
+        text.push('\n');
+        // One write a line (the descriptor is unbuffered; see `exchange`).
+        if answers.write_all(text.as_bytes()).and_then(|_| answers.flush()).is_err() {
             return; // the host is gone
         }
     }
