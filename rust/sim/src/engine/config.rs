@@ -104,9 +104,18 @@ impl OffloadChild {
 
     /// This executable (the `sojourn` binary) under
     /// [`OffloadChild::SUBCOMMAND`]: no path to configure.
+    /// Refused when this is not the `sojourn` binary (a test or another
+    /// program using the library), which would not serve the requests.
     pub fn this_executable() -> Result<OffloadChild, SimError> {
         let command = std::env::current_exe()
             .map_err(|e| SimError::Config(format!("--isolate-solves: cannot find this executable ({e})")))?;
+        if command.file_stem().and_then(|s| s.to_str()) != Some("sojourn") {
+            return Err(SimError::Config(format!(
+                "--isolate-solves: this executable ({}) is not sojourn, whose {} answers the solves",
+                command.display(),
+                Self::SUBCOMMAND
+            )));
+        }
         Ok(OffloadChild::sojourn_at(command))
     }
 
