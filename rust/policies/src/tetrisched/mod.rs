@@ -61,7 +61,11 @@
 //! run that hits it depend on the machine's speed; CBC runs single-threaded
 //! so runs that do not hit it are deterministic. In the ResourceManager the
 //! solve runs on the bridge's offload thread, off the scheduler's lock, and
-//! its answer enters the core as a recorded event (`cycle.rs`).
+//! its answer enters the core as a recorded event (`cycle.rs`). The
+//! simulator, by default, also sends each solve to a child process (a CBC
+//! abort then costs one solve, not the run) but waits for its answer, at the
+//! cycle's own simulated time: while every solve succeeds, the decisions are
+//! the in-process ones (`sojourn simulate --isolate-solves`, `--inline-solves`).
 
 mod allocation_map;
 pub mod compile;
