@@ -336,15 +336,9 @@ pub struct RunArgs {
     /// executable's hidden `offload-worker`, as the ResourceManager does: a
     /// solver that aborts (CBC 2.10.8 has, on an assertion) then costs one
     /// solve, which falls back to the greedy plan, not the whole run.
-    /// Decisions are the same as inline while every solve succeeds. The
-    /// default for tetrisched.
-    #[arg(long, conflicts_with = "inline_solves")]
-    pub isolate_solves: bool,
-    /// Run the policy's solves in this process, as before
-    /// `--isolate-solves` became tetrisched's default: a solver's abort ends
-    /// the run.
+    /// Decisions are the same as inline while every solve succeeds.
     #[arg(long)]
-    pub inline_solves: bool,
+    pub isolate_solves: bool,
     /// Leave wall-clock figures out of files (byte-identical output per seed).
     #[arg(long)]
     pub no_wall_clock: bool,

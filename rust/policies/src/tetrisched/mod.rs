@@ -62,10 +62,10 @@
 //! so runs that do not hit it are deterministic. In the ResourceManager the
 //! solve runs on the bridge's offload thread, off the scheduler's lock, and
 //! its answer enters the core as a recorded event (`cycle.rs`). The
-//! simulator, by default, also sends each solve to a child process (a CBC
-//! abort then costs one solve, not the run) but waits for its answer, at the
-//! cycle's own simulated time: while every solve succeeds, the decisions are
-//! the in-process ones (`sojourn simulate --isolate-solves`, `--inline-solves`).
+//! simulator solves in process, or with `--isolate-solves` in a child
+//! process too (a CBC abort then costs one solve, not the run), waiting for
+//! the answer at the cycle's own simulated time: while every solve succeeds,
+//! the decisions are the in-process ones.
 
 mod allocation_map;
 pub mod compile;

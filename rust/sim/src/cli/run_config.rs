@@ -150,24 +150,8 @@ pub(super) fn sim_config(
         launch: launch_model(args)?,
         // (Checked by `simulate`, which names the value.)
         placement_slowdown: args.placement_slowdown,
-        isolate_solves: isolate_solves(policy, args)?,
+        isolate_solves: if args.isolate_solves { Some(OffloadChild::this_executable()?) } else { None },
     })
-}
-
-/// The child for the policy's solves: asked for with --isolate-solves, and
-/// tetrisched's by default (its solves are the ones that go to a child; the
-/// child costs it no measurable CPU, and a CBC abort then costs one solve,
-/// not the run), unless --inline-solves. By default, an executable that is
-/// not `sojourn` (a program calling this library) solves inline: it has no
-/// `offload-worker` to start.
-fn isolate_solves(policy: &str, args: &RunArgs) -> Result<Option<OffloadChild>, SimError> {
-    if args.isolate_solves {
-        return OffloadChild::this_executable().map(Some);
-    }
-    if args.inline_solves || policy != "tetrisched" {
-        return Ok(None);
-    }
-    Ok(OffloadChild::this_executable().ok())
 }
 
 /// --launch-ms, --launch-per-concurrent-ms and --launch-scope.
