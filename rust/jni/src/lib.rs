@@ -18,7 +18,9 @@
 
 pub mod api;
 pub mod error;
-pub mod isolation;
+/// Offloaded work in a child process: shared with the simulator, which
+/// isolates its solves the same way.
+pub use sojourn_policies::isolation;
 pub mod logbuf;
 pub mod offload;
 pub mod session;

@@ -13,6 +13,7 @@ pub mod hawk;
 #[cfg(test)]
 mod heartbeat_limit_tests;
 pub mod hfsp;
+pub mod isolation;
 pub mod kairos;
 pub mod offload;
 pub mod pigeon;

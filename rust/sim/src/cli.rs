@@ -169,6 +169,10 @@ pub enum Command {
         #[arg(long, default_value_t = 100.0)]
         task_ms: f64,
     },
+    /// The child process of `--isolate-solves`: answers offloaded work
+    /// (solves) read from stdin, one JSON line each, until stdin closes.
+    #[command(name = "offload-worker", hide = true)]
+    OffloadWorker,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -328,6 +332,13 @@ pub struct RunArgs {
     /// (response in s), e.g. `kairos-thesis:fifo:response:p50=808,p99=2061`.
     #[arg(long = "paper-point")]
     pub paper_points: Vec<String>,
+    /// Run the policy's MILP solves (TetriSched's) in a child process, this
+    /// executable's hidden `offload-worker`, as the ResourceManager does: a
+    /// solver that aborts (CBC 2.10.8 has, on an assertion) then costs one
+    /// solve, which falls back to the greedy plan, not the whole run.
+    /// Decisions are the same as inline while every solve succeeds.
+    #[arg(long)]
+    pub isolate_solves: bool,
     /// Leave wall-clock figures out of files (byte-identical output per seed).
     #[arg(long)]
     pub no_wall_clock: bool,
@@ -514,6 +525,14 @@ fn describe(
     if am_hb > 0 {
         d.push("AM heartbeat", &format!("{am_hb} ms, acts {lag} heartbeat(s) after a response"));
     }
+    // (Only losses are said: a run whose isolated solves all succeed reads
+    // as the inline run.)
+    for (r, _) in runs.iter().filter(|(r, _)| r.lost_offloads > 0) {
+        d.push(
+            &format!("{} lost solves", r.policy),
+            &format!("{} (the solver's process died or hung; greedy plans instead)", r.lost_offloads),
+        );
+    }
     d
 }
 
@@ -617,6 +636,10 @@ pub fn run(cli: Cli) -> Result<String, SimError> {
         Command::SingleServer(args) => crate::single_server::cli::cli_main(args),
         Command::PigeonAnalysis { loads, group_sizes, fanouts, task_ms } => {
             crate::pigeon_analysis::cli(&loads, &group_sizes, &fanouts, task_ms)
+        }
+        Command::OffloadWorker => {
+            sojourn_policies::isolation::serve();
+            Ok(String::new())
         }
     }
 }

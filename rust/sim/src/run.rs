@@ -102,6 +102,11 @@ pub struct RunResult {
     /// Queries with a job not finished when the run ended.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unfinished_queries: u64,
+    /// With isolated solves: offloaded pieces lost to a child process that
+    /// died (a solver's abort), hung or answered garbage; each answered an
+    /// error, and the policy fell back.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lost_offloads: u64,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -3,7 +3,7 @@
 //! turned into the engine's [`SimConfig`].
 
 use super::RunArgs;
-use crate::engine::{LaunchModel, NodeFailure, SimConfig, SimError};
+use crate::engine::{LaunchModel, NodeFailure, OffloadChild, SimConfig, SimError};
 use crate::workload::estimate_error::EstimateError;
 use crate::workload::limits::{
     self, MAX_AM_RESPONSE_LAG, MAX_LOAD, MAX_NODES, MAX_NODE_MEMORY_MB, MAX_NODE_VCORES, MAX_PERIOD_MS, MAX_TIME_S,
@@ -150,6 +150,7 @@ pub(super) fn sim_config(
         launch: launch_model(args)?,
         // (Checked by `simulate`, which names the value.)
         placement_slowdown: args.placement_slowdown,
+        isolate_solves: if args.isolate_solves { Some(OffloadChild::this_executable()?) } else { None },
     })
 }
 

@@ -78,6 +78,51 @@ pub struct SimConfig {
     /// (tetrisched.md §3.3, A13). `None` (the default): every task runs its
     /// trace duration wherever it is placed. At least 1.
     pub placement_slowdown: Option<f64>,
+    /// Run the policy's offloaded solves (TetriSched's MILPs) in this child
+    /// process, one at a time and at the simulated time they are asked for,
+    /// so that a solver's abort costs one solve (the policy falls back to
+    /// its greedy plan), not the run (`offload.rs`). `None` (the default):
+    /// solves run inline, in this process.
+    pub isolate_solves: Option<OffloadChild>,
+}
+
+/// The child process that answers offloaded work
+/// (`sojourn_policies::isolation::serve`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OffloadChild {
+    pub command: std::path::PathBuf,
+    pub args: Vec<String>,
+    /// For tests of the isolation only: the piece with this number
+    /// (1-based) is sent as the child's `test.abort` kind, which aborts the
+    /// child as CBC's assertion did. `None` for every real run.
+    pub abort_piece: Option<u64>,
+}
+
+impl OffloadChild {
+    /// The hidden subcommand `sojourn` serves offloaded work with.
+    pub const SUBCOMMAND: &'static str = "offload-worker";
+
+    /// This executable (the `sojourn` binary) under
+    /// [`OffloadChild::SUBCOMMAND`]: no path to configure.
+    /// Refused when this is not the `sojourn` binary (a test or another
+    /// program using the library), which would not serve the requests.
+    pub fn this_executable() -> Result<OffloadChild, SimError> {
+        let command = std::env::current_exe()
+            .map_err(|e| SimError::Config(format!("--isolate-solves: cannot find this executable ({e})")))?;
+        if command.file_stem().and_then(|s| s.to_str()) != Some("sojourn") {
+            return Err(SimError::Config(format!(
+                "--isolate-solves: this executable ({}) is not sojourn, whose {} answers the solves",
+                command.display(),
+                Self::SUBCOMMAND
+            )));
+        }
+        Ok(OffloadChild::sojourn_at(command))
+    }
+
+    /// The `sojourn` executable at `command` under the subcommand.
+    pub fn sojourn_at(command: std::path::PathBuf) -> OffloadChild {
+        OffloadChild { command, args: vec![Self::SUBCOMMAND.to_string()], abort_piece: None }
+    }
 }
 
 impl Default for SimConfig {
@@ -104,6 +149,7 @@ impl Default for SimConfig {
             suspended_speed: 0.0,
             launch: super::LaunchModel::default(),
             placement_slowdown: None,
+            isolate_solves: None,
         }
     }
 }

@@ -35,17 +35,18 @@ mod group_run;
 mod jobs;
 mod launch;
 mod nodes;
+mod offload;
 mod placement;
 mod queue;
 
-pub use config::{NodeFailure, SimConfig, SimError};
+pub use config::{NodeFailure, OffloadChild, SimConfig, SimError};
 pub use launch::LaunchModel;
 
 use crate::metrics::{FairnessBooks, QueueSlot};
 use crate::run::{RunResult, UtilSample};
 use crate::workload::{ClusterSpec, JobSpec, JobStream};
 use group_run::GroupRun;
-use sojourn_core::{AppId, ContainerId, Core, CoreConfig, Event, NodeId, Resources, Time};
+use sojourn_core::{AppId, ContainerId, Core, CoreConfig, Decision, Event, NodeId, Resources, Time};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -241,6 +242,8 @@ struct Sim<'a> {
     work_events: u64,
     idle_since: Option<Time>,
     progress: Option<&'a mut dyn FnMut(usize)>,
+    /// With `SimConfig::isolate_solves`: the child that answers offloaded work.
+    solves: Option<offload::Solves>,
 }
 
 /// Runs `jobs` on `cluster` under `cfg`. `progress` is told the number of
@@ -273,7 +276,12 @@ pub fn simulate<'a>(
     let policy = sojourn_policies::build(&cfg.policy, &cfg.params)?;
     let core = Core::new(
         policy,
-        CoreConfig { seed: cfg.seed, network_delay_ms: cfg.network_delay_ms, ..CoreConfig::default() },
+        CoreConfig {
+            seed: cfg.seed,
+            network_delay_ms: cfg.network_delay_ms,
+            offload: cfg.isolate_solves.is_some(),
+            ..CoreConfig::default()
+        },
     );
     let n = cluster.nodes.len();
     let mut sim = Sim {
@@ -318,6 +326,7 @@ pub fn simulate<'a>(
         work_events: 0,
         idle_since: None,
         progress,
+        solves: cfg.isolate_solves.as_ref().map(offload::Solves::new),
     };
     let started = std::time::Instant::now();
     sim.run()?;
@@ -325,6 +334,14 @@ pub fn simulate<'a>(
     sim.result.core_ms = sim.clock.delta_as_nanos(0, sim.core_ticks) as f64 / 1e6;
     sim.result.core_events = sim.core.stats().events;
     sim.result.policy_metrics = sim.core.metrics().clone();
+    if let Some(s) = &sim.solves {
+        // The answers' events and the policy's count of solves it handed
+        // over are the isolation's plumbing: without them a run whose
+        // solves all succeed reports exactly what the inline run does.
+        sim.result.core_events -= s.pieces.min(sim.result.core_events);
+        sim.result.policy_metrics.counters.remove("tetrisched.offloaded_solves");
+        sim.result.lost_offloads = s.lost();
+    }
     Ok(sim.result)
 }
 
@@ -372,8 +389,9 @@ impl<'a> Sim<'a> {
             if self.cfg.check_invariants {
                 self.core.cluster().check_invariants()?;
             }
-            self.carrying_out = true;
             let mut decisions = step.decisions;
+            self.answer_offloads(&mut decisions)?;
+            self.carrying_out = true;
             let carried = self.carry_out(&mut decisions);
             self.core.recycle(decisions);
             self.carrying_out = false;
@@ -381,6 +399,31 @@ impl<'a> Sim<'a> {
             if self.follow_ups.is_empty() {
                 return Ok(());
             }
+        }
+    }
+
+    /// With isolated solves: answers the work the step offloaded in the
+    /// child and steps again at once with the answers, before any decision
+    /// is carried out, so that the plan's decisions join the step's as the
+    /// inline solve's would.
+    fn answer_offloads(&mut self, decisions: &mut Vec<Decision>) -> Result<(), SimError> {
+        let Some(solves) = self.solves.as_mut() else { return Ok(()) };
+        loop {
+            let work = self.core.take_offloads();
+            if work.is_empty() {
+                return Ok(());
+            }
+            // The solve is the policy's work: it counts as time in the core,
+            // as it does inline.
+            let t = self.clock.raw();
+            let answers = solves.answer(work);
+            let step = self.core.step(self.now, answers);
+            self.core_ticks += self.clock.raw().saturating_sub(t);
+            let step = step?;
+            if let Some(r) = step.refused.first() {
+                return Err(r.error.clone().into());
+            }
+            decisions.extend(step.decisions);
         }
     }
 
