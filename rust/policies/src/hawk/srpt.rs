@@ -124,6 +124,9 @@ impl Scan {
         // (as `f64::min`: a NaN slack keeps the minimum, and ±0 compare equal)
         let slack = self.factor * est - e.bypass_us as f64;
         if slack < self.min_slack {
+            // (rare past the first entries: a branch, not a select the next
+            // entry's comparison would wait for)
+            std::hint::cold_path();
             self.min_slack = slack;
         }
     }
