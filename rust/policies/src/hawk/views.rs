@@ -124,7 +124,8 @@ impl AskViews {
     /// [`AskViews::get`] then returns), without the req.
     pub fn packed(&self, slot: u32) -> Option<AskView> {
         let packed = self.packed.get(slot as usize).copied().unwrap_or(0);
-        (packed & PACKED_KEPT != 0).then(|| AskView { unlaunched: packed & PACKED_COUNT, am: packed & PACKED_AM != 0 })
+        (packed & PACKED_KEPT != 0)
+            .then_some(AskView { unlaunched: packed & PACKED_COUNT, am: packed & PACKED_AM != 0 })
     }
 
     /// `req`'s ask through `slot`, else from the core.
