@@ -34,8 +34,8 @@ impl Policy for Hawk {
                 self.set_bit(*node, false);
                 self.freeze_snapshot(*node);
                 if let Some(ns) = self.nodes.remove(node) {
-                    for e in &ns.queue {
-                        self.lose(e);
+                    for e in ns.queue.iter() {
+                        self.lose(&e);
                         lost.insert(e.req);
                     }
                 }

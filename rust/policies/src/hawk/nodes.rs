@@ -4,14 +4,14 @@
 //! walking an ordered map; ids past [`DENSE_IDS`] (a hostile recording, a
 //! long-lived RM) go to an ordered map instead of growing the vector.
 
-use super::{Bits, Entry};
+use super::{Bits, Entry, Req};
 use sojourn_core::{ContainerId, NodeId, Resources};
 use std::collections::{BTreeMap, VecDeque};
 
 /// What the policy keeps about a node.
 #[derive(Clone, Debug, Default)]
 pub struct NodeState {
-    pub queue: VecDeque<Entry>,
+    pub queue: EntryQueue,
     /// Long entries in `queue`.
     pub queued_long: u32,
     /// Get-tasks in flight, and what they hold of the node.
@@ -191,5 +191,134 @@ impl std::ops::Index<&NodeId> for NodeTable {
     type Output = NodeState;
     fn index(&self, id: &NodeId) -> &NodeState {
         self.get(id).expect("no such node")
+    }
+}
+
+/// What selection's scan ([`super::srpt`]) reads of a queued entry, kept
+/// apart from the rest: at data-center scale a node's queue holds thousands
+/// of entries, a scan streams them from memory, and half an entry's bytes
+/// are what it never reads.
+#[derive(Clone, Copy, Debug)]
+pub struct Hot {
+    pub est_us: u64,
+    pub bypass_us: u64,
+    pub view: u32,
+    pub long: bool,
+    pub probe: bool,
+}
+
+/// The rest of a queued entry.
+#[derive(Clone, Copy, Debug)]
+struct Cold {
+    req: Req,
+    arrived_us: u64,
+    served: u32,
+    round: u8,
+    behind_long: bool,
+}
+
+fn split(e: Entry) -> (Hot, Cold) {
+    (
+        Hot { est_us: e.est_us, bypass_us: e.bypass_us, view: e.view, long: e.long, probe: e.probe },
+        Cold { req: e.req, arrived_us: e.arrived_us, served: e.served, round: e.round, behind_long: e.behind_long },
+    )
+}
+
+fn join(h: Hot, c: Cold) -> Entry {
+    Entry {
+        req: c.req,
+        long: h.long,
+        probe: h.probe,
+        est_us: h.est_us,
+        arrived_us: c.arrived_us,
+        behind_long: c.behind_long,
+        bypass_us: h.bypass_us,
+        served: c.served,
+        round: c.round,
+        view: h.view,
+    }
+}
+
+/// A node's queue of entries: two deques of the same length, the scanned
+/// part ([`Hot`]) and the rest, in queue order.
+#[derive(Clone, Debug, Default)]
+pub struct EntryQueue {
+    hot: VecDeque<Hot>,
+    cold: VecDeque<Cold>,
+}
+
+impl EntryQueue {
+    pub fn len(&self) -> usize {
+        self.hot.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.hot.is_empty()
+    }
+
+    /// The scanned part of every entry, in order.
+    pub fn hot(&self) -> &VecDeque<Hot> {
+        &self.hot
+    }
+
+    /// The req of the entry at `at`.
+    pub fn req(&self, at: usize) -> Option<Req> {
+        self.cold.get(at).map(|c| c.req)
+    }
+
+    pub fn get(&self, at: usize) -> Option<Entry> {
+        Some(join(*self.hot.get(at)?, *self.cold.get(at)?))
+    }
+
+    pub fn push_back(&mut self, e: Entry) {
+        let (h, c) = split(e);
+        self.hot.push_back(h);
+        self.cold.push_back(c);
+    }
+
+    pub fn insert(&mut self, at: usize, e: Entry) {
+        let (h, c) = split(e);
+        self.hot.insert(at, h);
+        self.cold.insert(at, c);
+    }
+
+    pub fn remove(&mut self, at: usize) -> Option<Entry> {
+        let h = self.hot.remove(at)?;
+        let c = self.cold.remove(at)?;
+        Some(join(h, c))
+    }
+
+    /// Removes the entries in `range`, returning them in order.
+    pub fn drain(&mut self, range: std::ops::Range<usize>) -> Vec<Entry> {
+        let cold: Vec<Cold> = self.cold.drain(range.clone()).collect();
+        self.hot.drain(range).zip(cold).map(|(h, c)| join(h, c)).collect()
+    }
+
+    /// Adds `us` to the bypass counter of the first `n` entries.
+    pub fn add_bypass(&mut self, n: usize, us: u64) {
+        for h in self.hot.iter_mut().take(n) {
+            h.bypass_us = h.bypass_us.saturating_add(us);
+        }
+    }
+
+    /// Every entry, in order (copies).
+    pub fn iter(&self) -> impl Iterator<Item = Entry> + '_ {
+        self.hot.iter().zip(self.cold.iter()).map(|(h, c)| join(*h, *c))
+    }
+}
+
+impl Extend<Entry> for EntryQueue {
+    fn extend<I: IntoIterator<Item = Entry>>(&mut self, iter: I) {
+        for e in iter {
+            self.push_back(e);
+        }
+    }
+}
+
+impl FromIterator<Entry> for EntryQueue {
+    fn from_iter<I: IntoIterator<Item = Entry>>(iter: I) -> EntryQueue {
+        let mut q = EntryQueue::default();
+        q.extend(iter);
+        q
     }
 }

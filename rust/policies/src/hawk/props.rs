@@ -144,7 +144,7 @@ fn check_views(d: &Driver, name: &str, kv: &[(&str, &str)]) -> Result<(), TestCa
     let h = hawk(d);
     let cluster = d.cluster();
     for (node, ns) in h.nodes.iter() {
-        for e in &ns.queue {
+        for e in ns.queue.iter() {
             if let Some(view) = h.views.kept(e.view) {
                 prop_assert_eq!(view, AskView::read(cluster, e.req), "{} {:?}: {:?} at {}", name, kv, e.req, node);
             }
@@ -169,15 +169,15 @@ fn check_views(d: &Driver, name: &str, kv: &[(&str, &str)]) -> Result<(), TestCa
         }
         for am_full in [false, true] {
             let mut viewed = ns.queue.clone();
-            let mut read = ns.queue.iter().cloned().map(|e| e.viewed(NO_VIEW)).collect();
+            let mut read = ns.queue.iter().map(|e| e.viewed(NO_VIEW)).collect();
             let (order, factor) = (h.cfg.order, h.cfg.starvation_factor);
             let (pick, purged) = srpt::select(&mut viewed, order, factor, cluster, &h.views, am_full);
             let (pick_read, purged_read) = srpt::select(&mut read, order, factor, cluster, &h.views, am_full);
-            let reqs = |q: &mut dyn Iterator<Item = &super::Entry>| q.map(|e| e.req).collect::<Vec<_>>();
+            let reqs = |q: &mut dyn Iterator<Item = super::Entry>| q.map(|e| e.req).collect::<Vec<_>>();
             prop_assert_eq!(pick, pick_read, "{} {:?}: the pick at {}", name, kv, node);
             prop_assert_eq!(
-                reqs(&mut purged.iter()),
-                reqs(&mut purged_read.iter()),
+                reqs(&mut purged.into_iter()),
+                reqs(&mut purged_read.into_iter()),
                 "{} {:?}: purged at {}",
                 name,
                 kv,

@@ -194,12 +194,12 @@ impl Hawk {
             };
             let cluster = ctx.cluster();
             let (Some(ns), Some(n)) = (self.nodes.get(&node), cluster.node(node)) else { return };
-            let picked = &ns.queue[at];
-            let (need, am) = self.views.hold(picked.view, cluster, picked.req);
+            let (Some(picked), Some(req)) = (ns.queue.hot().get(at), ns.queue.req(at)) else { return };
+            let (need, am) = self.views.hold(picked.view, cluster, req);
             if !need.fits_in(&n.capacity) {
                 // Only after an ask grew or a steal across node sizes: this
                 // node can never run it; the req is topped up elsewhere.
-                if !ns.queue[at].probe {
+                if !picked.probe {
                     self.freeze_snapshot(node);
                 }
                 let Some(ns) = self.nodes.get_mut(&node) else { return };
@@ -231,9 +231,7 @@ impl Hawk {
             }
             if order != Order::Fifo && gets_task {
                 // §2.5: the task bypasses every entry in front of its own
-                for q in ns.queue.iter_mut().take(at) {
-                    q.bypass_us = q.bypass_us.saturating_add(e.est_us);
-                }
+                ns.queue.add_bypass(at, e.est_us);
             }
             ns.fetching += 1;
             ns.held += need;
@@ -410,7 +408,7 @@ impl Hawk {
     pub(crate) fn steal_from(&mut self, victim: NodeId) -> Vec<Entry> {
         let limit = self.cfg.steal_limit as usize;
         let Some(ns) = self.nodes.get_mut(&victim) else { return Vec::new() };
-        let q = &ns.queue;
+        let q = ns.queue.hot();
         let mut i = 0;
         if ns.running_long == 0 {
             while i < q.len() && !q[i].long {
@@ -424,7 +422,7 @@ impl Hawk {
         while i < q.len() && !q[i].long && q[i].probe && (limit == 0 || i - start < limit) {
             i += 1;
         }
-        ns.queue.drain(start..i).collect()
+        ns.queue.drain(start..i)
     }
 }
 

@@ -7,6 +7,8 @@
 //! the core's ask (the authors' simulator applies the scheduler's update
 //! 2d after each hand-out; the difference is at most one get-task).
 
+use super::nodes::{EntryQueue, Hot};
+use super::views::AskView;
 use super::{views::AskViews, Entry, Order};
 use sojourn_core::Cluster;
 use std::collections::VecDeque;
@@ -25,44 +27,107 @@ use std::collections::VecDeque;
 /// - `SrptAll` (DLWL+SRPT): the same over every entry, long ones too, with
 ///   a strict `<` slack test (§2.7, the authors' simulator).
 pub(crate) fn select(
-    queue: &mut VecDeque<Entry>,
+    queue: &mut EntryQueue,
     order: Order,
     factor: f64,
     cluster: &Cluster,
     views: &AskViews,
     am_full: bool,
 ) -> (Option<usize>, Vec<Entry>) {
-    let held = |e: &Entry| am_full && views.get(e.view, cluster, e.req).am;
+    let held = |queue: &EntryQueue, at: usize, view: u32| {
+        am_full && queue.req(at).is_some_and(|req| views.get(view, cluster, req).am)
+    };
+    let first_not_held =
+        |queue: &EntryQueue| queue.hot().iter().enumerate().position(|(at, h)| !held(queue, at, h.view));
     let mut purged = Vec::new();
     if order == Order::Fifo {
-        return (queue.iter().position(|e| !held(e)), purged);
+        return (first_not_held(queue), purged);
     }
-    let all = order == Order::SrptAll;
-    let mut chosen: Option<usize> = None;
-    let mut best = u64::MAX;
-    let mut min_slack = f64::INFINITY;
-    let mut i = 0;
-    while i < queue.len() {
-        let e = &queue[i];
-        if e.long && !all {
-            break;
+    let mut s =
+        Scan { all: order == Order::SrptAll, am_full, factor, chosen: None, best: u64::MAX, min_slack: f64::INFINITY };
+    // The scan walks the queue without moving it, noting the probes to
+    // purge (their positions, in order); an entry's index is its place once
+    // they are gone. The entries that need more than the packed views (a
+    // probe to purge, a view read through the core) stop the inner loop,
+    // which then keeps its state in registers. (Queues hold thousands of
+    // entries at data-center scale: a removal in the middle of the scan, or
+    // the state spilled around a call, cost more than the selection.)
+    let mut dead: Vec<usize> = Vec::new();
+    let mut from = 0;
+    while let Some(at) = s.run(queue.hot(), from, views, dead.len()) {
+        let Some(&e) = queue.hot().get(at) else { break };
+        let view = match views.packed(e.view) {
+            Some(view) => view,
+            None => match queue.req(at) {
+                Some(req) => views.get(e.view, cluster, req),
+                None => break,
+            },
+        };
+        if e.probe && !e.long && view.unlaunched == 0 {
+            dead.push(at);
+        } else {
+            s.take(&e, view, at - dead.len());
         }
-        let unlaunched = views.get(e.view, cluster, e.req).unlaunched;
-        if e.probe && !e.long && unlaunched == 0 {
-            if let Some(gone) = queue.remove(i) {
-                purged.push(gone);
+        from = at + 1;
+    }
+    let chosen = s.chosen;
+    // (last first, so the positions noted stay right)
+    for at in dead.into_iter().rev() {
+        if let Some(gone) = queue.remove(at) {
+            purged.push(gone);
+        }
+    }
+    purged.reverse();
+    (chosen.or_else(|| first_not_held(queue)), purged)
+}
+
+/// The SRPT scan's state.
+struct Scan {
+    all: bool,
+    am_full: bool,
+    factor: f64,
+    chosen: Option<usize>,
+    best: u64,
+    min_slack: f64,
+}
+
+impl Scan {
+    /// Scans from `from` the entries the packed views serve, none of them
+    /// to purge (`dead` purged so far); returns where it stopped on one
+    /// that is not, or `None` at the end of what SRPT scans.
+    fn run(&mut self, hot: &VecDeque<Hot>, from: usize, views: &AskViews, dead: usize) -> Option<usize> {
+        for (at, e) in hot.range(from..).enumerate() {
+            let at = from + at;
+            if e.long && !self.all {
+                return None;
             }
-            continue;
+            let view = match views.packed(e.view) {
+                Some(view) if !(e.probe && !e.long && view.unlaunched == 0) => view,
+                _ => return Some(at),
+            };
+            self.take(e, view, at - dead);
         }
-        let remaining = e.est_us.saturating_mul(unlaunched as u64);
-        let est = e.est_us as f64;
-        let may_bypass = if all { est < min_slack } else { est <= min_slack };
-        if !held(e) && may_bypass && (chosen.is_none() || remaining < best) {
-            chosen = Some(i);
-            best = remaining;
-        }
-        min_slack = min_slack.min(factor * est - e.bypass_us as f64);
-        i += 1;
+        None
     }
-    (chosen.or_else(|| queue.iter().position(|e| !held(e))), purged)
+
+    /// Entry `e` (its ask `view`, its index once the purged are gone `at`)
+    /// is a candidate: chosen if it may bypass every entry in front and
+    /// has less remaining time than the best so far (ties to the front).
+    fn take(&mut self, e: &Hot, view: AskView, at: usize) {
+        let remaining = e.est_us.saturating_mul(view.unlaunched as u64);
+        let est = e.est_us as f64;
+        let may_bypass = if self.all { est < self.min_slack } else { est <= self.min_slack };
+        if may_bypass && !(self.am_full && view.am) && (self.chosen.is_none() || remaining < self.best) {
+            self.chosen = Some(at);
+            self.best = remaining;
+        }
+        // (as `f64::min`: a NaN slack keeps the minimum, and ±0 compare equal)
+        let slack = self.factor * est - e.bypass_us as f64;
+        if slack < self.min_slack {
+            // (rare past the first entries: a branch, not a select the next
+            // entry's comparison would wait for)
+            std::hint::cold_path();
+            self.min_slack = slack;
+        }
+    }
 }

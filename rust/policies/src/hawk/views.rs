@@ -28,7 +28,23 @@ pub(crate) struct AskView {
     pub am: bool,
 }
 
+/// A kept view in one word, for selection's scan (a node's scan reads one
+/// per queued entry, and at data-center scale a 12-byte slot per req no
+/// longer stays in cache): [`PACKED_KEPT`], [`PACKED_AM`] and the
+/// unlaunched count below them; 0 when not kept or the count does not fit.
+const PACKED_KEPT: u32 = 1 << 31;
+const PACKED_AM: u32 = 1 << 30;
+const PACKED_COUNT: u32 = PACKED_AM - 1;
+
 impl AskView {
+    /// The view in one word (0 if the count does not fit).
+    fn packed(self) -> u32 {
+        if self.unlaunched > PACKED_COUNT {
+            return 0;
+        }
+        PACKED_KEPT | if self.am { PACKED_AM } else { 0 } | self.unlaunched
+    }
+
     /// The core's state of `req`'s ask.
     pub fn read(cluster: &Cluster, req: Req) -> AskView {
         Hawk::ask_of(cluster, req)
@@ -41,6 +57,8 @@ impl AskView {
 pub(crate) struct AskViews {
     /// The view, and whether it is kept up to date (`false`: read the core).
     slots: Vec<(AskView, bool)>,
+    /// By slot: the kept view packed ([`AskView::packed`]).
+    packed: Vec<u32>,
     /// By slot: the ask's container size, read only for the entry a
     /// selection picked (kept apart so the scan's slots stay small).
     capabilities: Vec<Resources>,
@@ -62,7 +80,9 @@ pub(crate) struct AskViews {
 impl AskViews {
     /// A new slot holding `req`'s current ask.
     pub fn add(&mut self, cluster: &Cluster, req: Req) -> u32 {
-        self.slots.push((AskView::read(cluster, req), true));
+        let view = AskView::read(cluster, req);
+        self.slots.push((view, true));
+        self.packed.push(view.packed());
         self.capabilities.push(Self::capability_of(cluster, req));
         self.holders.push(Vec::new());
         (self.slots.len() - 1) as u32
@@ -72,6 +92,9 @@ impl AskViews {
     pub fn refresh(&mut self, slot: u32, cluster: &Cluster, req: Req) {
         if let Some(s) = self.slots.get_mut(slot as usize) {
             s.0 = AskView::read(cluster, req);
+            if let Some(p) = self.packed.get_mut(slot as usize) {
+                *p = if s.1 { s.0.packed() } else { 0 };
+            }
         }
         if let Some(c) = self.capabilities.get_mut(slot as usize) {
             *c = Self::capability_of(cluster, req);
@@ -87,6 +110,9 @@ impl AskViews {
         if let Some(s) = self.slots.get_mut(slot as usize) {
             s.1 = false;
         }
+        if let Some(p) = self.packed.get_mut(slot as usize) {
+            *p = 0;
+        }
     }
 
     /// The view in `slot` if it is kept up to date.
@@ -94,8 +120,20 @@ impl AskViews {
         self.slots.get(slot as usize).filter(|s| s.1).map(|s| s.0)
     }
 
+    /// The kept view in `slot` when its packed word holds it (what
+    /// [`AskViews::get`] then returns), without the req.
+    pub fn packed(&self, slot: u32) -> Option<AskView> {
+        let packed = self.packed.get(slot as usize).copied().unwrap_or(0);
+        (packed & PACKED_KEPT != 0)
+            .then_some(AskView { unlaunched: packed & PACKED_COUNT, am: packed & PACKED_AM != 0 })
+    }
+
     /// `req`'s ask through `slot`, else from the core.
     pub fn get(&self, slot: u32, cluster: &Cluster, req: Req) -> AskView {
+        if let Some(view) = self.packed(slot) {
+            debug_assert_eq!(view, AskView::read(cluster, req), "stale ask view of {req:?}");
+            return view;
+        }
         match self.slots.get(slot as usize) {
             Some(&(view, true)) => {
                 debug_assert_eq!(view, AskView::read(cluster, req), "stale ask view of {req:?}");
@@ -137,6 +175,7 @@ impl Default for AskViews {
     fn default() -> AskViews {
         AskViews {
             slots: Vec::new(),
+            packed: Vec::new(),
             capabilities: Vec::new(),
             holders: Vec::new(),
             busy_skip: true,
@@ -256,8 +295,8 @@ impl Hawk {
         let mut queue = ns.queue.clone();
         let (pick, purged) =
             srpt::select(&mut queue, self.cfg.order, self.cfg.starvation_factor, cluster, &self.views, false);
-        let Some(at) = pick else { return false };
-        let need = match Hawk::ask_of(cluster, queue[at].req) {
+        let Some(req) = pick.and_then(|at| queue.req(at)) else { return false };
+        let need = match Hawk::ask_of(cluster, req) {
             Some(a) if a.outstanding > 0 => a.ask.capability,
             _ => super::queues::NO_TASK_HOLD,
         };
