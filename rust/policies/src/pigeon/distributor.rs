@@ -11,8 +11,11 @@ use sojourn_core::Ctx;
 /// group as many tasks as a large one, queueing them at its master while
 /// the large group's workers idle (Pigeon has no stealing between groups).
 /// So each master gets ⌊k · size / total⌋, and the remainder goes one each
-/// to distinct masters drawn uniformly, as in D4: each worker gets an equal
-/// share of the tasks, which is what the even split means for equal groups.
+/// to distinct masters, each drawn with the probability of its fractional
+/// share (systematic sampling, one draw per job): a master's expected tasks
+/// are exactly k · size / total, so each worker gets an equal share, which
+/// is what the even split means for equal groups. (With k below the number
+/// of masters every floor is 0 and the draw is all of it.)
 pub fn split(ctx: &mut Ctx<'_>, k: u32, sizes: &[u32]) -> Vec<(usize, u32)> {
     split_by_size(ctx.rng, k, sizes)
 }
@@ -23,13 +26,19 @@ pub fn split_by_size(rng: &mut sojourn_core::Rng, k: u32, sizes: &[u32]) -> Vec<
     if hi - lo <= 1 || total == 0 || k == 0 {
         return split_with(rng, k, sizes.len());
     }
-    let mut counts: Vec<u32> = sizes.iter().map(|s| (u64::from(k) * u64::from(*s) / total) as u32).collect();
-    let r = (k - counts.iter().sum::<u32>()) as usize;
-    let mut idx: Vec<usize> = (0..sizes.len()).collect();
-    for i in 0..r.min(sizes.len()) {
-        let j = i + rng.below((sizes.len() - i) as u64) as usize;
-        idx.swap(i, j);
-        counts[idx[i]] += 1;
+    let shares: Vec<u64> = sizes.iter().map(|s| u64::from(k) * u64::from(*s)).collect();
+    let mut counts: Vec<u32> = shares.iter().map(|x| (x / total) as u32).collect();
+    // The fractional shares (numerators over `total`) sum to the remainder
+    // times `total`; marks at u, u + total, ... fall in distinct masters,
+    // each inside a master's fraction with probability equal to it.
+    let mut mark = rng.below(total);
+    let mut cum = 0u64;
+    for (g, x) in shares.iter().enumerate() {
+        cum += x % total;
+        if mark < cum {
+            counts[g] += 1;
+            mark += total;
+        }
     }
     counts.into_iter().enumerate().filter(|(_, n)| *n > 0).collect()
 }

@@ -307,21 +307,43 @@ fn unequal_groups_get_tasks_in_proportion_to_their_workers() {
     assert_eq!(s.iter().map(|x| x.1).collect::<Vec<_>>(), vec![50, 100, 50, 100]);
     let (mut a, mut b) = (Rng::seeded(9), Rng::seeded(9));
     assert_eq!(split_by_size(&mut a, 250, &[100, 101, 100]), split_with(&mut b, 250, 3));
+    // Fewer tasks than masters (100 over 640 groups of one or two 64-slot
+    // nodes): the draw itself follows the sizes, two-node groups getting
+    // twice the tasks of one-node groups over many jobs.
+    let sizes: Vec<u32> = (0..640).map(|g| if g % 2 == 0 { 64 } else { 128 }).collect();
+    let mut got = [0u64; 2];
+    for _ in 0..500 {
+        let s = split_by_size(&mut rng, 100, &sizes);
+        assert_eq!(s.iter().map(|x| x.1).sum::<u32>(), 100);
+        assert!(s.iter().all(|x| x.1 == 1), "distinct masters");
+        for (g, n) in s {
+            got[g % 2] += u64::from(n);
+        }
+    }
+    // 50,000 tasks: 1/3 to the small groups, 2/3 to the large
+    assert!((16_000..=17_400).contains(&got[0]), "{got:?}");
 }
 
 /// 50 jobs of 100 one-vcore tasks on 100 NodeManagers of 64 vcores (64
 /// groups of one or two nodes): every task starts at once. Split evenly,
 /// the one-node groups got as many tasks as the two-node ones and 408
 /// tasks queued at full masters while 1,700 workers of other groups idled.
+/// Then the RM benchmark's shape scaled down: more masters than a job's
+/// tasks (1,000 nodes, 640 groups, 500 jobs of 100).
 #[test]
 fn on_multi_slot_nodes_every_task_that_fits_starts() {
+    on_multi_slot_nodes(100, 50);
+    on_multi_slot_nodes(1000, 500);
+}
+
+fn on_multi_slot_nodes(nodes: u32, jobs: u32) {
     let p = crate::build("pigeon", &BTreeMap::new()).expect("defaults");
     let mut c = Harness::new(p, CoreConfig::default());
-    for i in 0..100 {
+    for i in 0..nodes {
         node(&mut c, i, 64 * 1024, 64);
     }
     let mut placed = 0;
-    for a in 1..=50 {
+    for a in 1..=jobs {
         c.handle(Time(0), Event::AppAdded(AppSpec::new(AppId(a), "default", "u"))).expect("app");
         let ask = Ask::new(Priority::MAP, Resources::new(1024, 1), 100, Phase::Map);
         c.handle(Time(0), Event::AsksUpdated { app: AppId(a), asks: vec![ask] }).expect("ask");
@@ -330,7 +352,7 @@ fn on_multi_slot_nodes_every_task_that_fits_starts() {
         c.handle_timeout(Time(t));
         placed += allocations(&c.drain_decisions()).len();
     }
-    assert_eq!(placed, 5000, "{}", c.describe());
+    assert_eq!(placed as u32, jobs * 100, "{}", c.describe());
     assert_eq!(counter(&c, "queued_short"), 0);
 }
 
