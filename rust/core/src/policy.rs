@@ -203,7 +203,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Places `app`'s ask at `priority` as a gang, all or nothing: `n`
-    /// containers on each `(node, n)`. On a refusal nothing is placed and
+    /// containers on each `(node, n)`; returns each member and its node. On a refusal nothing is placed and
     /// the error names why. The host applies the members together or
     /// refuses them together; if it starts only some, the core kills them.
     pub fn allocate_gang(
@@ -211,14 +211,14 @@ impl<'a> Ctx<'a> {
         app: AppId,
         priority: Priority,
         placements: &[(NodeId, u32)],
-    ) -> Result<Vec<ContainerId>> {
+    ) -> Result<Vec<(ContainerId, NodeId)>> {
         let (gang, placed) = self.cluster.allocate_gang(app, priority, placements, self.now)?;
-        let mut ids = Vec::with_capacity(placed.len());
+        let mut members = Vec::with_capacity(placed.len());
         for (container, node, resources) in placed {
             self.out.push_back(Decision::Allocate { container, app, priority, node, resources, gang: Some(gang) });
-            ids.push(container);
+            members.push((container, node));
         }
-        Ok(ids)
+        Ok(members)
     }
 
     /// Holds `node` for `app`'s ask at `priority` (YARN's reservation of a

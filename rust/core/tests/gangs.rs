@@ -17,7 +17,7 @@ use sojourn_core::{
 #[derive(Default)]
 struct GangPolicy {
     picks: Vec<Vec<(NodeId, u32)>>,
-    placed: Vec<Vec<ContainerId>>,
+    placed: Vec<Vec<(ContainerId, NodeId)>>,
     refused: Vec<CoreError>,
 }
 

@@ -4,8 +4,8 @@
 //! engine undo a gang the host carried out only in part: a member the host
 //! refused makes the gang fail, and each member it started is then killed.
 //!
-//! Nothing is kept for a cluster without gangs, and the per-event hooks
-//! return at once when the book is empty, so other policies pay nothing.
+//! Nothing is kept for a cluster without gangs: the per-event hooks cost
+//! other policies one lookup in an empty map.
 
 use super::{AssignmentBudget, Cluster};
 use crate::error::{CoreError, Result};
@@ -52,10 +52,6 @@ impl Cluster {
         placements: &[(NodeId, u32)],
         now: Time,
     ) -> Result<(GangId, Vec<Member>)> {
-        let total: u64 = placements.iter().map(|(_, n)| u64::from(*n)).sum();
-        if total == 0 {
-            return Err(CoreError::InvalidDecision(format!("an empty gang for {app} at {priority}")));
-        }
         let budget = self.assignment_budget;
         let reservations: Vec<HeldBefore> =
             placements.iter().map(|(node, _)| (*node, self.node(*node).and_then(|n| n.reservation))).collect();
@@ -71,7 +67,10 @@ impl Cluster {
                 }
             }
         }
-        let gang = GangId(placed[0].0 .0);
+        let Some(first) = placed.first() else {
+            return Err(CoreError::InvalidDecision(format!("an empty gang for {app} at {priority}")));
+        };
+        let gang = GangId(first.0 .0);
         let book = GangBook { pending: placed.iter().map(|p| p.0).collect(), ..GangBook::default() };
         for (id, _, _) in &placed {
             self.gangs.member_of.insert(*id, gang);
@@ -102,23 +101,19 @@ impl Cluster {
 
     /// The gang `container` is a member of, while its placement is unsettled.
     pub fn gang_of(&self, container: ContainerId) -> Option<GangId> {
-        if self.gangs.member_of.is_empty() {
-            return None;
-        }
         self.gangs.member_of.get(&container).copied()
     }
 
     /// The host confirmed `container`. Returns true when it is a member of a
     /// gang that has failed: it must be killed.
     pub(crate) fn gang_member_started(&mut self, container: ContainerId) -> bool {
-        let Some(gang) = self.gang_of(container) else { return false };
+        let Some(gang) = self.gangs.member_of.remove(&container) else { return false };
         let Some(book) = self.gangs.books.get_mut(&gang) else { return false };
         book.pending.retain(|c| *c != container);
         let kill = book.failed;
         if !kill {
             book.started.push(container);
         }
-        self.gangs.member_of.remove(&container);
         self.settle_gang(gang);
         kill
     }
@@ -126,8 +121,7 @@ impl Cluster {
     /// The host refused `container` (already rolled back). Returns the
     /// members the host started, which must now be killed.
     pub(crate) fn gang_member_refused(&mut self, container: ContainerId) -> Vec<ContainerId> {
-        let Some(gang) = self.gang_of(container) else { return Vec::new() };
-        self.gangs.member_of.remove(&container);
+        let Some(gang) = self.gangs.member_of.remove(&container) else { return Vec::new() };
         let Some(book) = self.gangs.books.get_mut(&gang) else { return Vec::new() };
         book.pending.retain(|c| *c != container);
         book.failed = true;
@@ -139,8 +133,7 @@ impl Cluster {
     /// `container` ended (completed, its node or app gone: every member of
     /// a leaving app's gangs ends this way, so no book outlives its app).
     pub(crate) fn gang_member_ended(&mut self, container: ContainerId) {
-        let Some(gang) = self.gang_of(container) else { return };
-        self.gangs.member_of.remove(&container);
+        let Some(gang) = self.gangs.member_of.remove(&container) else { return };
         if let Some(book) = self.gangs.books.get_mut(&gang) {
             book.pending.retain(|c| *c != container);
         }

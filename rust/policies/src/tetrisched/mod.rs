@@ -427,13 +427,12 @@ impl TetriSched {
     /// Allocates a gang on all its nodes as one atomic group; returns how
     /// many containers that was (0 when the core refused it: nothing runs).
     fn start_gang(&mut self, ctx: &mut Ctx<'_>, g: BoundGang) -> u32 {
-        let Ok(ids) = ctx.allocate_gang(g.app, g.priority, &g.picks) else { return 0 };
-        let mut nodes = g.picks.iter().flat_map(|(node, n)| std::iter::repeat_n(*node, *n as usize));
-        for c in &ids {
-            let node = nodes.next().unwrap_or(NodeId(0));
-            self.running.insert(*c, Run { node, est_end: ctx.now.plus(g.est_ms), est_ms: g.est_ms, width: g.width });
+        let Ok(members) = ctx.allocate_gang(g.app, g.priority, &g.picks) else { return 0 };
+        for (c, node) in &members {
+            let run = Run { node: *node, est_end: ctx.now.plus(g.est_ms), est_ms: g.est_ms, width: g.width };
+            self.running.insert(*c, run);
         }
-        ids.len() as u32
+        members.len() as u32
     }
 
     /// Runs a cycle that is due, or (`event_cycles`) one that something

@@ -154,8 +154,7 @@ final class DecisionApplier {
     Map<NodeId, Resource> taken = new HashMap<>();
     Map<SchedulerRequestKey, Integer> wanted = new HashMap<>();
     for (Protocol.Allocate m : gang) {
-      NodeId nid = ids.node(m.node);
-      FiCaSchedulerNode node = nid == null ? null : yarn.getSchedulerNode(nid);
+      FiCaSchedulerNode node = nodeOf(m);
       if (node == null) {
         return Protocol.Refused.never("node " + m.node + " is gone");
       }
@@ -168,16 +167,33 @@ final class DecisionApplier {
         return Protocol.Refused.retry("YARN's request of " + a.getApplicationAttemptId() + " at priority "
             + m.priority + " wants fewer than the gang's " + gang.size());
       }
-      Resource need = Resources.add(taken.getOrDefault(nid, Resources.none()),
+      Resource need = Resources.add(taken.getOrDefault(node.getNodeID(), Resources.none()),
           a.getPendingAsk(key, ResourceRequest.ANY).getPerAllocationResource());
-      if (!Resources.fitsIn(need, suspensions.roomFor(node))) {
-        return Protocol.Refused.retry("the gang's " + need + " on " + nid + " does not fit (unallocated "
-            + node.getUnallocatedResource() + ")");
+      Protocol.Refused refused = roomRefusal(a, node, need);
+      if (refused != null) {
+        return refused;
       }
-      if (SchedulerAppUtils.isPlaceBlacklisted(a, node, LOG)) {
-        return Protocol.Refused.retry(nid + " is blacklisted for " + a.getApplicationAttemptId());
-      }
-      taken.put(nid, need);
+      taken.put(node.getNodeID(), need);
+    }
+    return null;
+  }
+
+  /** {@code d}'s node in YARN's books, or null when it is gone. */
+  private FiCaSchedulerNode nodeOf(Protocol.Allocate d) {
+    NodeId nid = ids.node(d.node);
+    return nid == null ? null : yarn.getSchedulerNode(nid);
+  }
+
+  /** Why {@code need} cannot go on {@code node} for {@code a} now (no room, or blacklisted), or null. */
+  private Protocol.Refused roomRefusal(SojournAppAttempt a, FiCaSchedulerNode node, Resource need) {
+    Resource room = suspensions.roomFor(node);
+    if (!Resources.fitsIn(need, room)) {
+      return Protocol.Refused.retry(need + " does not fit on " + node.getNodeID() + " (unallocated "
+          + node.getUnallocatedResource()
+          + (room == node.getUnallocatedResource() ? "" : ", with suspended containers' vcores " + room) + ")");
+    }
+    if (SchedulerAppUtils.isPlaceBlacklisted(a, node, LOG)) {
+      return Protocol.Refused.retry(node.getNodeID() + " is blacklisted for " + a.getApplicationAttemptId());
     }
     return null;
   }
@@ -207,24 +223,19 @@ final class DecisionApplier {
     if (a == null || a.isStopped()) {
       return Protocol.Refused.never("application " + d.app + " is gone");
     }
-    NodeId nid = ids.node(d.node);
-    FiCaSchedulerNode node = nid == null ? null : yarn.getSchedulerNode(nid);
+    FiCaSchedulerNode node = nodeOf(d);
     if (node == null) {
       return Protocol.Refused.never("node " + d.node + " is gone");
     }
+    NodeId nid = node.getNodeID();
     SchedulerRequestKey key = requestKey(a, d);
     if (key == null) {
       return noRequest(a, d);
     }
     Resource cap = a.getPendingAsk(key, ResourceRequest.ANY).getPerAllocationResource();
-    Resource room = suspensions.roomFor(node);
-    if (!Resources.fitsIn(cap, room)) {
-      return Protocol.Refused.retry(cap + " does not fit on " + nid + " (unallocated " + node.getUnallocatedResource()
-          + (room == node.getUnallocatedResource() ? "" : ", with suspended containers' vcores " + room)
-          + ")");
-    }
-    if (SchedulerAppUtils.isPlaceBlacklisted(a, node, LOG)) {
-      return Protocol.Refused.retry(nid + " is blacklisted for " + a.getApplicationAttemptId());
+    Protocol.Refused refused = roomRefusal(a, node, cap);
+    if (refused != null) {
+      return refused;
     }
     NodeType type = localityOf(a, key, node);
     ContainerId id = BuilderUtils.newContainerId(a.getApplicationAttemptId(), a.getNewContainerId());
