@@ -227,6 +227,13 @@ pub struct RunArgs {
     /// NodeManager heartbeat interval in ms; 0 = event-driven (the papers' simulators).
     #[arg(long, default_value_t = 0)]
     pub heartbeat_ms: u64,
+    /// At most N containers placed per NodeManager heartbeat (YARN's
+    /// per-node-heartbeat maximum-container-assignments; the shim's
+    /// `yarn.scheduler.sojourn.per-node-heartbeat.maximum-container-assignments`,
+    /// 8 there by default). Needs heartbeats (`--heartbeat-ms` or
+    /// `--sls-timing`). Default: no limit.
+    #[arg(long, value_name = "N")]
+    pub max_assignments: Option<u32>,
     /// Run an ApplicationMaster container (MB) per job before its tasks, as YARN does.
     #[arg(long)]
     pub am_mb: Option<u64>,
@@ -518,6 +525,9 @@ fn describe(
     }
     if let Some(sigma) = args.placement_slowdown {
         d.push("off preferred nodes", &format!("gpu and mpi jobs' tasks run {sigma} × longer"));
+    }
+    if let Some(n) = args.max_assignments {
+        d.push("per heartbeat", &format!("at most {n} containers placed"));
     }
     if am_mb.is_some() && args.am_vcores != 1 {
         d.push("AM vcores", &args.am_vcores.to_string());

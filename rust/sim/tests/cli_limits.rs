@@ -129,3 +129,16 @@ fn paper_points_are_checked_and_drawn() {
     let html = std::fs::read_to_string(dir.join("index.html")).expect("the report");
     assert!(html.contains("fair kairos-thesis: p50 = 808") && html.contains("fair kairos-thesis: p99 = 2061"));
 }
+
+#[test]
+fn max_assignments_needs_heartbeats_and_at_least_one() {
+    let base = ["simulate", "-w", "gridmix:jobs=3", "--quiet", "--nodes", "4"];
+    let with = |extra: &[&str]| run(&[&base[..], extra].concat());
+    let e = with(&["--max-assignments", "2"]).unwrap_err();
+    assert!(e.contains("--max-assignments needs node heartbeats"), "{e}");
+    let e = with(&["--max-assignments", "0", "--heartbeat-ms", "1000"]).unwrap_err();
+    assert!(e.contains("--max-assignments 0: expected at least 1"), "{e}");
+    let out = with(&["--max-assignments", "1", "--sls-timing"]).expect("runs");
+    assert!(out.lines().any(|l| l.split_whitespace().eq(["jobs", "3"])), "{out}");
+    assert!(out.contains("at most 1 containers placed"), "the summary says the limit: {out}");
+}

@@ -54,6 +54,37 @@ fn fifo_three_jobs_one_node_with_heartbeats() {
     assert_eq!(responses(&cfg, 1, three_jobs()), vec![(0, 11.0), (1, 15.0), (2, 10.0)]);
 }
 
+/// YARN's per-node-heartbeat maximum-container-assignments
+/// (`SimConfig::max_assignments`, the shim's default 8). With 1: A's three
+/// tasks start at the 1, 2 and 3 s heartbeats and end at 11, 12 and 13 s.
+/// At 11 s one slot is free: B's first task (ends 16 s); at 12 s B's second
+/// (ends 17 s); at 13 s C's (ends 14 s). With 2: A at 1, 1, 2 s (ends 11, 11,
+/// 12 s); at 11 s both of B's (end 16 s); at 12 s C (ends 13 s). With 3 it is
+/// the unlimited run above.
+#[test]
+fn fifo_three_jobs_one_node_with_a_heartbeat_limit() {
+    let limited =
+        |n| SimConfig { heartbeat_ms: 1000, max_assignments: Some(n), check_invariants: true, ..SimConfig::default() };
+    assert_eq!(responses(&limited(1), 1, three_jobs()), vec![(0, 13.0), (1, 16.0), (2, 12.0)]);
+    assert_eq!(responses(&limited(2), 1, three_jobs()), vec![(0, 12.0), (1, 15.0), (2, 11.0)]);
+    assert_eq!(responses(&limited(3), 1, three_jobs()), vec![(0, 11.0), (1, 15.0), (2, 10.0)]);
+}
+
+/// A limit needs heartbeats: event-driven runs offer new demand to every
+/// node at once, which no per-heartbeat limit applies to, so it is refused
+/// rather than silently not applied.
+#[test]
+fn a_heartbeat_limit_without_heartbeats_is_refused() {
+    let cluster = ClusterSpec::uniform(1, Resources::new(3072, 3), 40);
+    for (hb, n, expected) in [(0, 2, "needs node heartbeats"), (1000, 0, "expected at least 1")] {
+        let cfg = SimConfig { heartbeat_ms: hb, max_assignments: Some(n), ..SimConfig::default() };
+        let Err(e) = simulate(&cluster, stream(three_jobs()), "golden", &cfg, None) else {
+            panic!("a limit of {n} with heartbeats every {hb} ms was accepted")
+        };
+        assert!(e.to_string().contains(expected), "{e}");
+    }
+}
+
 #[test]
 fn am_container_takes_a_slot_first() {
     // With an AM per job, job 0's AM takes one slot, leaving 2 for its

@@ -151,6 +151,16 @@ pub(super) fn sim_config(
         // (Checked by `simulate`, which names the value.)
         placement_slowdown: args.placement_slowdown,
         isolate_solves: if args.isolate_solves { Some(OffloadChild::this_executable()?) } else { None },
+        max_assignments: match args.max_assignments {
+            Some(0) => return Err(cfg_err("--max-assignments 0: expected at least 1 (leave it out for no limit)")),
+            Some(_) if heartbeat_ms == 0 => {
+                return Err(cfg_err(
+                    "--max-assignments needs node heartbeats (--heartbeat-ms N or --sls-timing): \
+                     event-driven runs offer new demand to all nodes at once",
+                ))
+            }
+            n => n,
+        },
     })
 }
 

@@ -84,6 +84,13 @@ pub struct SimConfig {
     /// its greedy plan), not the run (`offload.rs`). `None` (the default):
     /// solves run inline, in this process.
     pub isolate_solves: Option<OffloadChild>,
+    /// At most this many containers placed per node heartbeat
+    /// (`CoreConfig::max_assignments`, YARN's per-node-heartbeat
+    /// maximum-container-assignments); what waits goes at later
+    /// heartbeats. `None` (the default): no limit. Needs `heartbeat_ms > 0`:
+    /// event-driven runs offer new demand to every node at once
+    /// (`ScheduleAll`), which no per-heartbeat limit applies to.
+    pub max_assignments: Option<u32>,
 }
 
 /// The child process that answers offloaded work
@@ -150,6 +157,7 @@ impl Default for SimConfig {
             launch: super::LaunchModel::default(),
             placement_slowdown: None,
             isolate_solves: None,
+            max_assignments: None,
         }
     }
 }

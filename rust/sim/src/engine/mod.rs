@@ -273,6 +273,16 @@ pub fn simulate<'a>(
             return Err(SimError::Config(format!("placement slowdown {sigma}: expected a factor in [1, 1000]")));
         }
     }
+    match cfg.max_assignments {
+        Some(0) => return Err(SimError::Config("max assignments per heartbeat 0: expected at least 1".into())),
+        Some(n) if cfg.heartbeat_ms == 0 => {
+            return Err(SimError::Config(format!(
+                "max assignments per heartbeat {n}: needs node heartbeats (heartbeat_ms > 0); \
+                 event-driven runs offer new demand to all nodes at once"
+            )))
+        }
+        _ => {}
+    }
     let policy = sojourn_policies::build(&cfg.policy, &cfg.params)?;
     let core = Core::new(
         policy,
@@ -280,6 +290,7 @@ pub fn simulate<'a>(
             seed: cfg.seed,
             network_delay_ms: cfg.network_delay_ms,
             offload: cfg.isolate_solves.is_some(),
+            max_assignments: cfg.max_assignments,
             ..CoreConfig::default()
         },
     );
