@@ -10,7 +10,7 @@
 # RC80 (8 racks of 10, 2 GPU racks), 100 jobs, a task σ = 1.5 or 2 × slower off its
 # job's preferred nodes, TetriSched vs NH, NG, NP and rayon at estimates
 # × 0.5, 1, 1.5 (§5.6 rows 7–10); then the solver sizing micro-benchmark
-# (§8.2). The workloads and the deadlines are
+# (§8.2); GR_MIX and GR_SLO on RC256 (§5.6 rows 1, 3–5). The workloads and the deadlines are
 # generated in rust/sim/tests/common/gs_mix.rs: the `sojourn simulate` CLI's
 # trace readers carry no deadlines. Prints markdown tables.
 set -euo pipefail
@@ -19,3 +19,8 @@ cargo bench -q -p sojourn-sim --bench tetrisched -- slo_mix 2>&1 | grep '^|'
 cargo bench -q -p sojourn-sim --bench tetrisched -- estimate_error 2>&1 | grep '^|'
 cargo bench -q -p sojourn-sim --bench tetrisched -- gs_het 2>&1 | grep '^|'
 cargo bench -q -p sojourn-sim --bench tetrisched -- solver_sizing 2>&1 | grep '^|'
+# GR_MIX and GR_SLO on RC256 (256 one-slot nodes, 8 racks of 32), 1,000 jobs,
+# estimates × 0.5 … 1.5, TetriSched, NG and rayon: about 15 min a seed each
+# on 2 cores (GR_SEEDS=1,2,3 for three seeds; GR_JOBS, GR_FACTORS).
+GR_SEEDS=${GR_SEEDS:-1,2,3} cargo bench -q -p sojourn-sim --bench tetrisched -- gr_mix 2>&1 | grep '^|'
+cargo bench -q -p sojourn-sim --bench tetrisched -- gr_slo 2>&1 | grep '^|'

@@ -22,6 +22,11 @@
 //!   GPUs), 100 jobs, a task σ = 1.5 or 2 × slower off its job's preferred
 //!   nodes (`SimConfig::placement_slowdown`), seeds 1–3, estimates × 0.5, 1, 1.5:
 //!   TetriSched vs its NH, NG and NP ablations vs `rayon` (§5.6 rows 7–10).
+//! - `gr_mix`, `gr_slo` (only when named: half an hour each): GR_MIX- and
+//!   GR_SLO-shaped workloads (SLO jobs' sizes from the SWIM FB-2009 day, BE
+//!   jobs' from the Yahoo trace, `tests/common/gs_mix.rs`) on RC256 (256
+//!   one-slot nodes, 8 racks of 32) at ~100% load, estimates × 0.5 … 1.5:
+//!   TetriSched, NG and `rayon` (§5.6 rows 1, 3–5).
 //! - `solver_sizing`: GS_HET-shaped pending sets compiled by Algorithm 1
 //!   and solved by CBC (gap 10%, limit 10 s), beside the greedy NG plan and
 //!   the time it takes.
@@ -32,7 +37,8 @@ mod history;
 #[path = "../tests/common/gs_mix.rs"]
 mod gs_mix;
 use gs_mix::{
-    accepted, attainment_of, figures, gs_het, gs_mix, het_cluster, run, run_het, run_mis_estimated, slo_metrics,
+    accepted, attainment_of, figures, gr_mix, gr_slo, gs_het, gs_mix, het_cluster, run, run_het, run_mis_estimated,
+    run_on, slo_metrics, trace_pool,
 };
 
 #[path = "common/sizing.rs"]
@@ -225,6 +231,74 @@ fn gs_het_experiment() {
     eprintln!("gs_het: {:.0} s wall", started.elapsed().as_secs_f64());
 }
 
+/// GR_MIX (or, `slo_only`, GR_SLO) on RC256 across estimate errors
+/// (tetrisched.md §5.6 rows 1, 3–5). History rows: none (nothing timed);
+/// one markdown row per (seed, factor, policy). `GR_JOBS` (1000), `GR_FACTORS` (0.5,…,1.5) and
+/// `GR_SEEDS` (1) choose the runs.
+fn gr_experiment(slo_only: bool) {
+    // RC256 (tetrisched.md §5.1): 8 equal racks of 32; one slot per node as
+    // in every run here. Jobs fit a rack (k ≤ 32) and run 1 s to 5 min a task.
+    let (nodes, per_rack, max_k, max_d_s) = (256, 32, 32, 300);
+    let n_jobs: u64 = std::env::var("GR_JOBS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
+    let list = |var: &str, default: &str| -> Vec<f64> {
+        let v = std::env::var(var).unwrap_or_else(|_| default.to_string());
+        v.split(',')
+            .map(|f| f.parse().unwrap_or_else(|_| panic!("{var}={v}: expected numbers, comma-separated")))
+            .collect()
+    };
+    let factors = list("GR_FACTORS", "0.5,0.75,1,1.25,1.5");
+    let seeds: Vec<u64> = list("GR_SEEDS", "1").into_iter().map(|s| s as u64).collect();
+    for (name, rel) in
+        [("SLO (FB-2009)", "swim/FB-2009_samples_24_times_1hr_0.tsv"), ("BE (Yahoo)", "eagle/YH2_sub.tr")]
+    {
+        let pool = trace_pool(rel, max_k, max_d_s);
+        let mean = |f: &dyn Fn(&(usize, u64)) -> f64| pool.iter().map(f).sum::<f64>() / pool.len() as f64;
+        eprintln!(
+            "{name}: {} jobs fit, mean k {:.1}, mean d {:.1} s, mean k·d {:.0} slot-s",
+            pool.len(),
+            mean(&|p| p.0 as f64),
+            mean(&|p| p.1 as f64 / 1000.0),
+            mean(&|p| p.0 as f64 * p.1 as f64 / 1000.0)
+        );
+    }
+    let cluster = sojourn_sim::workload::ClusterSpec::uniform(nodes, sojourn_core::Resources::new(1024, 1), per_rack);
+    println!("| seed | estimate × | policy | accepted SLO % | total SLO % | SLO w/o reservation % | mean BE latency s | accepted / SLO jobs | makespan s | cycles | wall s |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    for (seed, factor) in seeds.iter().flat_map(|&s| factors.iter().map(move |&f| (s, f))) {
+        let jobs = if slo_only {
+            gr_slo(n_jobs, nodes, 1.0, seed, max_k, max_d_s)
+        } else {
+            gr_mix(n_jobs, nodes, 1.0, seed, max_k, max_d_s)
+        };
+        let n_slo = jobs.iter().filter(|j| j.deadline.is_some()).count();
+        let acc = accepted(&jobs, nodes, factor);
+        for (name, policy, params) in [
+            ("tetrisched", "tetrisched", vec![]),
+            ("tetrisched-NG", "tetrisched", vec![("no_global", "true")]),
+            ("rayon", "rayon", vec![]),
+        ] {
+            let started = Instant::now();
+            let r = run_on(&cluster, policy, &params, &jobs, factor, None);
+            let wall = started.elapsed().as_secs_f64();
+            assert_eq!(r.unfinished, 0, "{name}");
+            if policy == "rayon" {
+                assert_eq!(r.policy_metrics.counter("rayon.accepted"), acc.len() as u64);
+            }
+            let m = slo_metrics(&jobs, &r, &acc);
+            let (_, _, _, _, makespan) = figures(&jobs, &r);
+            let cycles = r.policy_metrics.counter("tetrisched.cycles");
+            println!(
+                "| {seed} | {factor} | {name} | {:.1} | {:.1} | {:.1} | {:.1} | {}/{n_slo} | {makespan:.0} | {cycles} | {wall:.0} |",
+                m.0,
+                m.1,
+                m.2,
+                m.3,
+                acc.len()
+            );
+        }
+    }
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; any other argument picks a part.
     let record = std::env::args().any(|a| a == "--record");
@@ -239,6 +313,13 @@ fn main() {
     }
     if want("gs_het") {
         gs_het_experiment();
+    }
+    // (RC256: about half an hour each on 2 cores, so only when named)
+    if parts.iter().any(|a| a == "gr_mix") {
+        gr_experiment(false);
+    }
+    if parts.iter().any(|a| a == "gr_slo") {
+        gr_experiment(true);
     }
     if want("solver_sizing") {
         solver_sizing(&mut rows);

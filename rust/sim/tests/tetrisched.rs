@@ -6,7 +6,10 @@
 
 #[path = "common/gs_mix.rs"]
 mod gs_mix;
-use gs_mix::{accepted, figures, gs_het, gs_mix, het_cluster, run, run_het, run_mis_estimated, slo_metrics};
+use gs_mix::{
+    accepted, figures, gr_mix, gr_slo, gs_het, gs_mix, het_cluster, run, run_het, run_mis_estimated, run_on,
+    slo_metrics,
+};
 use sojourn_core::{Phase, Priority, Resources, Time};
 use sojourn_sim::engine::{simulate, SimConfig, SimError};
 use sojourn_sim::run::RunResult;
@@ -167,4 +170,54 @@ fn a_small_heterogeneous_mix_finishes_under_tetrisched_its_ablations_and_rayon()
         assert_eq!(r.unfinished, 0, "{policy} {params:?}");
         assert_eq!(r.jobs.len(), jobs.len(), "{policy} {params:?}");
     }
+}
+
+/// GR_MIX and GR_SLO (tetrisched.md §5.2): jobs drawn from the shipped
+/// traces' jobs that fit (k ≤ 32 tasks, 1 s to 5 min a task), 52% (GR_MIX)
+/// or all (GR_SLO) of them SLO jobs with a deadline U[1.5, 3] × their task
+/// time after submission; a BE job has none.
+#[test]
+fn gr_workloads_draw_jobs_that_fit_with_the_papers_slo_share() {
+    let mix = gr_mix(2000, 256, 1.0, 1, 32, 300);
+    let slo = mix.iter().filter(|j| j.deadline.is_some()).count() as f64 / mix.len() as f64;
+    assert!((0.49..=0.55).contains(&slo), "GR_MIX SLO share {slo:.3}");
+    assert!(gr_slo(300, 256, 1.0, 1, 32, 300).iter().all(|j| j.deadline.is_some()));
+    for j in &mix {
+        let g = &j.groups[0];
+        let (k, d) = (g.durations_ms.len(), g.durations_ms[0]);
+        assert!((1..=32).contains(&k) && (1000..=300_000).contains(&d), "job {}: k {k}, d {d} ms", j.id);
+        assert!(g.durations_ms.iter().all(|&x| x == d), "job {}: a rigid gang of equal tasks", j.id);
+        if let Some(deadline) = j.deadline {
+            let slack = (deadline.0 - j.submit.0) as f64 / d as f64;
+            assert!((1.5..=3.0 + 1e-9).contains(&slack), "job {}: slack {slack:.3}", j.id);
+        }
+    }
+    // Both traces feed it: SLO jobs are FB-2009's (mostly 1–2 tasks), BE
+    // jobs Yahoo's (12.5 tasks on average).
+    let mean_k = |slo: bool| {
+        let ks: Vec<usize> =
+            mix.iter().filter(|j| j.deadline.is_some() == slo).map(|j| j.groups[0].durations_ms.len()).collect();
+        ks.iter().sum::<usize>() as f64 / ks.len() as f64
+    };
+    assert!(mean_k(false) > 3.0 * mean_k(true), "BE k {:.1} vs SLO k {:.1}", mean_k(false), mean_k(true));
+}
+
+/// GR_MIX's under-estimate shape (tetrisched.md §5.6 rows 1–3, 5.7): with
+/// every estimate half the truth, Rayon's reservations end before their
+/// jobs and most accepted SLO jobs miss, while TetriSched re-plans every
+/// cycle around the tasks still running and meets far more of them, with a
+/// lower mean best-effort latency. Two racks of 32 one-slot nodes.
+#[test]
+fn under_half_estimates_tetrisched_meets_more_gr_mix_slos_than_rayon() {
+    let nodes = 64;
+    let jobs = gr_mix(200, nodes, 1.0, 2, 32, 300);
+    let cluster = ClusterSpec::uniform(nodes, Resources::new(1024, 1), 32);
+    let acc = accepted(&jobs, nodes, 0.5);
+    let [t, r] = ["tetrisched", "rayon"].map(|p| {
+        let run = run_on(&cluster, p, &[], &jobs, 0.5, None);
+        assert_eq!(run.unfinished, 0, "{p}");
+        slo_metrics(&jobs, &run, &acc)
+    });
+    assert!(t.0 > r.0 + 10.0, "accepted SLO attainment: tetrisched {:.1}% vs rayon {:.1}%", t.0, r.0);
+    assert!(t.3 < r.3, "mean BE latency: tetrisched {:.1} s vs rayon {:.1} s", t.3, r.3);
 }
