@@ -7,13 +7,13 @@
 #[path = "common/gs_mix.rs"]
 mod gs_mix;
 use gs_mix::{
-    accepted, figures, gr_mix, gr_slo, gs_het, gs_mix, het_cluster, run, run_het, run_mis_estimated, run_on,
+    accepted, figures, gang_job, gr_mix, gr_slo, gs_het, gs_mix, het_cluster, run, run_het, run_mis_estimated, run_on,
     slo_metrics,
 };
-use sojourn_core::{Phase, Priority, Resources, Time};
+use sojourn_core::{Resources, Time};
 use sojourn_sim::engine::{simulate, SimConfig, SimError};
 use sojourn_sim::run::RunResult;
-use sojourn_sim::workload::{ClusterSpec, JobSpec, JobStream, NodeShape, TaskGroup};
+use sojourn_sim::workload::{ClusterSpec, JobSpec, JobStream, NodeShape};
 
 /// Every job finishes and no node is over-committed (the simulator checks
 /// the core's invariants after every step), under TetriSched and each
@@ -79,24 +79,7 @@ fn node(name: &str, rack: &str, gpu: bool) -> NodeShape {
 
 /// Job `id` named `name`, submitted at 0, a gang of `k` one-slot tasks of 10 s.
 fn gang(id: u64, name: &str, k: usize) -> JobSpec {
-    JobSpec {
-        id,
-        name: name.into(),
-        submit: Time::ZERO,
-        queue: "default".into(),
-        user: "u".into(),
-        priority: 0,
-        groups: vec![TaskGroup {
-            phase: Phase::Map,
-            priority: Priority::MAP,
-            resources: Resources::new(1024, 1),
-            durations_ms: vec![10_000; k],
-            hosts: vec![],
-        }],
-        deadline: None,
-        value: None,
-        dag: None,
-    }
+    gang_job(id, name, Time::ZERO, k, 10_000, None)
 }
 
 fn fifo(nodes: Vec<NodeShape>, jobs: Vec<JobSpec>, slowdown: Option<f64>) -> Result<RunResult, SimError> {

@@ -2,12 +2,15 @@
 //! simulator test `tests/tetrisched.rs` and the experiment in
 //! `benches/tetrisched.rs`.
 
-use sojourn_core::{Phase, Priority, Resources, Rng, Time};
+#[path = "mod.rs"]
+mod jobs;
+
+use sojourn_core::{Resources, Rng, Time};
 use sojourn_policies::rayon::admission::{Admission, AdmissionConfig};
 use sojourn_sim::engine::{simulate, SimConfig};
 use sojourn_sim::run::RunResult;
 use sojourn_sim::workload::estimate_error::EstimateError;
-use sojourn_sim::workload::{ClusterSpec, JobSpec, JobStream, TaskGroup};
+use sojourn_sim::workload::{ClusterSpec, JobSpec, JobStream};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A GS_MIX-shaped workload (Table 1: 70% SLO, 30% BE, unconstrained
@@ -53,24 +56,8 @@ fn generate(jobs: u64, nodes: usize, load: f64, seed: u64, slo_share: f64, typed
                 (true, true) => "mpi",
             };
             let submit = Time::from_secs_f64(t);
-            JobSpec {
-                id,
-                name: format!("{kind}{id}"),
-                submit,
-                queue: "default".into(),
-                user: "u".into(),
-                priority: 0,
-                groups: vec![TaskGroup {
-                    phase: Phase::Map,
-                    priority: Priority::MAP,
-                    resources: Resources::new(1024, 1),
-                    durations_ms: vec![d_ms; k],
-                    hosts: vec![],
-                }],
-                deadline: slo.then(|| submit.plus((d_ms as f64 * slack).round() as u64)),
-                value: None,
-                dag: None,
-            }
+            let deadline = slo.then(|| submit.plus((d_ms as f64 * slack).round() as u64));
+            gang_job(id, &format!("{kind}{id}"), submit, k, d_ms, deadline)
         })
         .collect()
 }
@@ -132,26 +119,16 @@ fn gr(jobs: u64, nodes: usize, load: f64, seed: u64, slo_share: f64, max_k: usiz
             let (k, d_ms) = pool[rng.below(pool.len() as u64) as usize];
             let slack = 1.5 + rng.next_f64() * 1.5;
             let submit = Time::from_secs_f64(t);
-            JobSpec {
-                id,
-                name: format!("{}{id}", if slo { "slo" } else { "be" }),
-                submit,
-                queue: "default".into(),
-                user: "u".into(),
-                priority: 0,
-                groups: vec![TaskGroup {
-                    phase: Phase::Map,
-                    priority: Priority::MAP,
-                    resources: Resources::new(1024, 1),
-                    durations_ms: vec![d_ms; k],
-                    hosts: vec![],
-                }],
-                deadline: slo.then(|| submit.plus((d_ms as f64 * slack).round() as u64)),
-                value: None,
-                dag: None,
-            }
+            let deadline = slo.then(|| submit.plus((d_ms as f64 * slack).round() as u64));
+            gang_job(id, &format!("{}{id}", if slo { "slo" } else { "be" }), submit, k, d_ms, deadline)
         })
         .collect()
+}
+
+/// Job `id` named `name` (its type, as the policy reads it): a rigid gang
+/// of `k` one-slot map tasks of `d_ms` each, with an SLO `deadline` or none.
+pub fn gang_job(id: u64, name: &str, submit: Time, k: usize, d_ms: u64, deadline: Option<Time>) -> JobSpec {
+    JobSpec { name: name.into(), deadline, ..jobs::map_job(id, submit, vec![d_ms; k]) }
 }
 
 pub fn run(policy: &str, params: &[(&str, &str)], nodes: usize, jobs: &[JobSpec]) -> RunResult {
