@@ -24,3 +24,5 @@ cargo bench -q -p sojourn-sim --bench tetrisched -- solver_sizing 2>&1 | grep '^
 # on 2 cores (GR_SEEDS=1,2,3 for three seeds; GR_JOBS, GR_FACTORS).
 GR_SEEDS=${GR_SEEDS:-1,2,3} cargo bench -q -p sojourn-sim --bench tetrisched -- gr_mix 2>&1 | grep '^|'
 cargo bench -q -p sojourn-sim --bench tetrisched -- gr_slo 2>&1 | grep '^|'
+# The plan-ahead sweep on GS_HET (RC80, σ = 2, windows of 4 s to 160 s).
+cargo bench -q -p sojourn-sim --bench tetrisched -- plan_ahead 2>&1 | grep '^|'

@@ -27,6 +27,9 @@
 //!   jobs' from the Yahoo trace, `tests/common/gs_mix.rs`) on RC256 (256
 //!   one-slot nodes, 8 racks of 32) at ~100% load, estimates × 0.5 … 1.5:
 //!   TetriSched, NG and `rayon` (§5.6 rows 1, 3–5).
+//! - `plan_ahead` (only when named): GS_HET on RC80, σ = 2, plan-ahead
+//!   windows of 4 s (one slice, = NP) to 160 s, seeds 1–3: SLO attainment,
+//!   BE latency and core time per cycle for TetriSched and NG (§5.6 rows 9, 15).
 //! - `solver_sizing`: GS_HET-shaped pending sets compiled by Algorithm 1
 //!   and solved by CBC (gap 10%, limit 10 s), beside the greedy NG plan and
 //!   the time it takes.
@@ -299,6 +302,39 @@ fn gr_experiment(slo_only: bool) {
     }
 }
 
+/// The plan-ahead sweep (tetrisched.md §5.6 rows 9 and 15, Figs. 11–12) on
+/// GS_HET at RC80 (the §1.3 cluster and workload, σ = 2, exact estimates):
+/// SLO attainment, mean BE latency and the core's time per cycle for plan-ahead
+/// windows from one slice (= NP) to 160 s, seeds 1–3; the greedy NG beside.
+/// History rows: none (a loaded machine's cycle times are only compared
+/// within one run).
+fn plan_ahead_sweep() {
+    let (nodes, per_rack, gpu_racks, n_jobs, sigma) = (80, 10, 2, 100, "2");
+    let cluster = het_cluster(nodes, per_rack, gpu_racks);
+    println!("| plan-ahead s | policy | accepted SLO % | total SLO % | mean BE latency s | core ms per cycle |");
+    println!("|---|---|---|---|---|---|");
+    for window_s in [4u64, 20, 40, 60, 100, 160] {
+        let window_ms = (window_s * 1000).to_string();
+        for (name, extra) in [("tetrisched", None), ("tetrisched-NG", Some(("no_global", "true")))] {
+            let mut params = vec![("slowdown", sigma), ("plan_ahead_ms", window_ms.as_str())];
+            params.extend(extra);
+            let mut sum = [0.0; 4];
+            for seed in [1, 2, 3] {
+                let jobs = gs_het(n_jobs, nodes, 1.0, seed);
+                let acc = accepted(&jobs, nodes, 1.0);
+                let r = run_het(&cluster, "tetrisched", &params, &jobs, 1.0, 2.0);
+                assert_eq!(r.unfinished, 0, "{name} at {window_s} s");
+                let m = slo_metrics(&jobs, &r, &acc);
+                let per_cycle = r.core_ms / r.policy_metrics.counter("tetrisched.cycles").max(1) as f64;
+                for (s, v) in sum.iter_mut().zip([m.0, m.1, m.3, per_cycle]) {
+                    *s += v / 3.0;
+                }
+            }
+            println!("| {window_s} | {name} | {:.1} | {:.1} | {:.1} | {:.1} |", sum[0], sum[1], sum[2], sum[3]);
+        }
+    }
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; any other argument picks a part.
     let record = std::env::args().any(|a| a == "--record");
@@ -320,6 +356,9 @@ fn main() {
     }
     if parts.iter().any(|a| a == "gr_slo") {
         gr_experiment(true);
+    }
+    if parts.iter().any(|a| a == "plan_ahead") {
+        plan_ahead_sweep();
     }
     if want("solver_sizing") {
         solver_sizing(&mut rows);
