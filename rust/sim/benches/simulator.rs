@@ -87,16 +87,6 @@ fn wanted(case: &Case, asked: &[&String]) -> bool {
     asked.is_empty() || asked.iter().any(|a| case.name == **a || case.name.split(':').next() == Some(a.as_str()))
 }
 
-fn peak_rss_mib() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(f64::NAN, |kb| kb / 1024.0)
-}
-
 /// Runs one case in this process and prints one CSV row.
 fn run_case(case: &Case) -> Result<String, String> {
     let jobs = workload::open(&case.workload).map_err(|e| e.to_string())?;
@@ -113,7 +103,7 @@ fn run_case(case: &Case) -> Result<String, String> {
         case.workers,
         r.task_events as f64 / wall,
         wall,
-        peak_rss_mib(),
+        history::peak_rss_mib(),
         r.core_ms / 1000.0
     ))
 }

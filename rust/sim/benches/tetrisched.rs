@@ -4,7 +4,7 @@
 //!
 //!   cargo bench -p sojourn-sim --bench tetrisched             # both
 //!   cargo bench -p sojourn-sim --bench tetrisched -- slo_mix  # or estimate_error, gs_het, solver_sizing
-//!   cargo bench -p sojourn-sim --bench tetrisched -- --record
+//!   cargo bench -p sojourn-sim --bench tetrisched -- --record  # also cycle_latency's own history file
 //!
 //! - `slo_mix`: the §5-anchored experiment, a GS_MIX-like SLO mix (200 jobs,
 //!   40 one-slot nodes, load 1, seeds 1–3) under TetriSched, its NG and NP
@@ -30,6 +30,9 @@
 //! - `plan_ahead` (only when named): GS_HET on RC80, σ = 2, plan-ahead
 //!   windows of 4 s (one slice, = NP) to 160 s, seeds 1–3: SLO attainment,
 //!   BE latency and core time per cycle for TetriSched and NG (§5.6 rows 9, 15).
+//! - `cycle_latency`: the policy's whole cycle, cold and warm (p50, p95),
+//!   at 80, 256 and 1,000 nodes with a backlog of 50–300 gangs, beside the
+//!   issue's targets; peak memory printed.
 //! - `solver_sizing`: GS_HET-shaped pending sets compiled by Algorithm 1
 //!   and solved by CBC (gap 10%, limit 10 s), beside the greedy NG plan and
 //!   the time it takes.
@@ -55,6 +58,9 @@ use std::time::Instant;
 
 const HISTORY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/tetrisched-history.csv");
 const HISTORY_HEADER: &str = "case,subject,cycles,ms_per_cycle,cbc_s,status,objective,ng_ms,ng_objective";
+const CYCLE_HISTORY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/tetrisched-cycles-history.csv");
+const CYCLE_HISTORY_HEADER: &str =
+    "nodes_racks_pending_window_s,warm_cycles,cold_s,warm_p50_ms,warm_p95_ms,warm_max_ms";
 
 /// History rows: `solver_sizing,N/R/H/J,,,cbc_s,status,objective,ng_ms,ng_objective`.
 fn solver_sizing(rows: &mut Vec<String>) {
@@ -335,6 +341,133 @@ fn plan_ahead_sweep() {
     }
 }
 
+/// Cycle latency against issue 16's targets (tetrisched.md §8.2): a
+/// backlog of `pending` gangs (GS_MIX-shaped: k ≤ 8, estimates 10–60 s, 75%
+/// with deadlines) on `nodes` one-slot nodes in `racks` racks, 70% of them
+/// busy with one-task filler jobs that never end; the first cycle runs cold, then every 4 s a
+/// cycle runs warm while 5% of the running containers end and new gangs
+/// keep the backlog full. Times each cycle's whole step (STRL generation,
+/// compile, solve, binding). History: `tetrisched-cycles-history.csv`.
+fn cycle_latency(rows: &mut Vec<String>) {
+    use sojourn_core::{
+        AppId, AppSpec, Ask, ContainerId, CoreConfig, Decision, Event, Harness, NodeId, NodeSpec, Outcome, Phase,
+        Priority, Resources, Rng, Time,
+    };
+    println!("| nodes/racks/pending jobs/plan-ahead s | cold cycle s | warm p50 ms | warm p95 ms | warm max ms | target (p95 warm / cold) |");
+    println!("|---|---|---|---|---|---|");
+    for (nodes, racks, pending, window_s, target) in [
+        (80u32, 8u32, 50usize, 100u64, "≤ 3 s / –"),
+        (256, 8, 150, 40, "≤ 1 s / ≤ 3 s"),
+        (256, 8, 150, 100, "≤ 1 s / ≤ 3 s"),
+        (1000, 8, 300, 100, "– / ≤ 15 s"),
+    ] {
+        let params: BTreeMap<String, String> =
+            [("plan_ahead_ms".to_string(), (window_s * 1000).to_string())].into_iter().collect();
+        let policy = sojourn_policies::build("tetrisched", &params).expect("tetrisched's parameters");
+        let mut c = Harness::new(policy, CoreConfig::default());
+        let per_rack = nodes / racks;
+        for n in 0..nodes {
+            let capacity = Resources::new(1024, 1);
+            let spec = NodeSpec {
+                node: NodeId(n),
+                name: format!("n{n}"),
+                rack: format!("/rack{}", n / per_rack),
+                labels: vec![],
+                capacity,
+            };
+            c.handle(Time::ZERO, Event::NodeAdded(spec)).expect("node");
+        }
+        let mut running: std::collections::VecDeque<ContainerId> = Default::default();
+        let take = |c: &mut Harness, running: &mut std::collections::VecDeque<ContainerId>| {
+            for d in c.drain_decisions() {
+                if let Decision::Allocate { container, .. } = d {
+                    c.handle(c.now(), Event::ContainerStarted { container }).expect("start");
+                    running.push_back(container);
+                }
+            }
+        };
+        // The filler: one-task best-effort jobs holding 70% of the slots for
+        // far longer than the run.
+        let fillers = nodes * 7 / 10;
+        for f in 0..fillers {
+            let app = AppId(f);
+            c.handle(Time::ZERO, Event::AppAdded(AppSpec::new(app, "default", "u"))).expect("app");
+            let mut ask = Ask::new(Priority::MAP, Resources::new(1024, 1), 1, Phase::Map);
+            // (estimated at a minute, so that the plan-ahead window holds
+            // them; they overrun, as A9 expects of under-estimates)
+            ask.est_task_ms = Some(60_000);
+            c.handle(Time::ZERO, Event::AsksUpdated { app, asks: vec![ask] }).expect("ask");
+        }
+        // (a cycle plans at most `max_plan_jobs` gangs: cycle until all run)
+        let mut t0 = Time::ZERO;
+        while running.len() < fillers as usize && t0 < Time(200_000) {
+            c.handle_timeout(t0);
+            c.handle(t0, Event::ScheduleAll).expect("schedule");
+            take(&mut c, &mut running);
+            t0 = t0.plus(4000);
+        }
+        let filled = running.len();
+        running.clear(); // (the filler's containers never end)
+        let mut rng = Rng::seeded(1);
+        let mut next_app = fillers;
+        let mut add_gangs = |c: &mut Harness, t: Time, n: usize| {
+            for _ in 0..n {
+                let app = AppId(next_app);
+                next_app += 1;
+                let k = 1 + rng.below(8) as u32;
+                let d = 10_000 + rng.below(50_000);
+                let mut spec = AppSpec::new(app, "default", "u");
+                if rng.next_f64() < 0.75 {
+                    spec.deadline = Some(t.plus(((1.5 + rng.next_f64() * 1.5) * d as f64) as u64 + 30_000));
+                }
+                c.handle(t, Event::AppAdded(spec)).expect("app");
+                let mut ask = Ask::new(Priority::MAP, Resources::new(1024, 1), k, Phase::Map);
+                ask.est_task_ms = Some(d);
+                c.handle(t, Event::AsksUpdated { app, asks: vec![ask] }).expect("ask");
+            }
+        };
+        let pending_now = |c: &Harness| c.cluster().apps().filter(|a| a.pending_containers > 0).count();
+        add_gangs(&mut c, t0.plus(1000), pending);
+        let mut warm = Vec::new();
+        let mut cold_s = 0.0;
+        let mut launched = 0;
+        for cycle in 0..21u64 {
+            let t = t0.plus(4000 * (cycle + 1));
+            let ending = running.len() / 20;
+            for container in running.drain(..ending).collect::<Vec<_>>() {
+                c.handle(t, Event::ContainerCompleted { container, outcome: Outcome::Finished }).expect("end");
+            }
+            let missing = pending.saturating_sub(pending_now(&c));
+            add_gangs(&mut c, t, missing);
+            let started = Instant::now();
+            c.handle_timeout(t);
+            c.handle(t, Event::ScheduleAll).expect("schedule");
+            let secs = started.elapsed().as_secs_f64();
+            if cycle == 0 {
+                cold_s = secs;
+            } else {
+                warm.push(secs * 1000.0);
+            }
+            let before = running.len();
+            take(&mut c, &mut running);
+            launched += running.len() - before;
+        }
+        warm.sort_by(f64::total_cmp);
+        let at = |q: f64| warm[((warm.len() as f64 * q).ceil() as usize).clamp(1, warm.len()) - 1];
+        let (p50, p95, max) = (at(0.5), at(0.95), warm[warm.len() - 1]);
+        println!("| {nodes}/{racks}/{pending}/{window_s} | {cold_s:.2} | {p50:.0} | {p95:.0} | {max:.0} | {target} |");
+        eprintln!(
+            "  ({filled} filler containers; {launched} containers launched by the 21 cycles; {} gangs pending at the end)",
+            pending_now(&c)
+        );
+        rows.push(format!(
+            "{nodes}/{racks}/{pending}/{window_s},{},{cold_s:.3},{p50:.1},{p95:.1},{max:.1}",
+            warm.len()
+        ));
+    }
+    println!("peak memory: {:.0} MiB", history::peak_rss_mib());
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; any other argument picks a part.
     let record = std::env::args().any(|a| a == "--record");
@@ -363,7 +496,12 @@ fn main() {
     if want("solver_sizing") {
         solver_sizing(&mut rows);
     }
+    let mut cycle_rows = Vec::new();
+    if want("cycle_latency") {
+        cycle_latency(&mut cycle_rows);
+    }
     if record {
         history::append(HISTORY, HISTORY_HEADER, &rows);
+        history::append(CYCLE_HISTORY, CYCLE_HISTORY_HEADER, &cycle_rows);
     }
 }

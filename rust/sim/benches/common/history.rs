@@ -32,3 +32,15 @@ pub fn append(path: &str, header: &str, rows: &[String]) {
         let _ = writeln!(f, "{date},{rev},{r}");
     }
 }
+
+/// The process's peak resident memory (VmHWM), MiB; NaN where /proc has none.
+#[allow(dead_code)] // not every benchmark prints it
+pub fn peak_rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<f64>().ok())
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
