@@ -60,7 +60,7 @@ const HISTORY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/tetrisched-h
 const HISTORY_HEADER: &str = "case,subject,cycles,ms_per_cycle,cbc_s,status,objective,ng_ms,ng_objective";
 const CYCLE_HISTORY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/tetrisched-cycles-history.csv");
 const CYCLE_HISTORY_HEADER: &str =
-    "nodes_racks_pending_window_s,warm_cycles,cold_s,warm_p50_ms,warm_p95_ms,warm_max_ms";
+    "nodes_racks_pending_window_s,warm_cycles,cold_s,warm_p50_ms,warm_p95_ms,warm_max_ms,solves,solve_p50_ms,solve_p95_ms";
 
 /// History rows: `solver_sizing,N/R/H/J,,,cbc_s,status,objective,ng_ms,ng_objective`.
 fn solver_sizing(rows: &mut Vec<String>) {
@@ -347,14 +347,35 @@ fn plan_ahead_sweep() {
 /// busy with one-task filler jobs that never end; the first cycle runs cold, then every 4 s a
 /// cycle runs warm while 5% of the running containers end and new gangs
 /// keep the backlog full. Times each cycle's whole step (STRL generation,
-/// compile, solve, binding). History: `tetrisched-cycles-history.csv`.
+/// compile, solve, binding) and, apart, its solve (the MILP, model building
+/// included: the solver latency). History: `tetrisched-cycles-history.csv`.
 fn cycle_latency(rows: &mut Vec<String>) {
     use sojourn_core::{
         AppId, AppSpec, Ask, ContainerId, CoreConfig, Decision, Event, Harness, NodeId, NodeSpec, Outcome, Phase,
         Priority, Resources, Rng, Time,
     };
-    println!("| nodes/racks/pending jobs/plan-ahead s | cold cycle s | warm p50 ms | warm p95 ms | warm max ms | target (p95 warm / cold) |");
-    println!("|---|---|---|---|---|---|");
+    println!("| nodes/racks/pending jobs/plan-ahead s | cold cycle s | warm p50 ms | warm p95 ms | warm max ms | warm solver p50 / p95 ms (solves) | target (p95 warm / cold) |");
+    println!("|---|---|---|---|---|---|---|");
+    // One cycle at `t`: timers, a scheduling pass, and every solve the
+    // policy offloads answered here (timed: the solver latency) and fed
+    // back at the same time. Returns the solves' seconds.
+    let cycle = |c: &mut Harness, t: Time| -> f64 {
+        c.handle_timeout(t);
+        c.handle(t, Event::ScheduleAll).expect("schedule");
+        let mut solve_s = 0.0;
+        loop {
+            let work = c.take_offloads();
+            if work.is_empty() {
+                return solve_s;
+            }
+            for w in work {
+                let started = Instant::now();
+                let answer = w.run();
+                solve_s += started.elapsed().as_secs_f64();
+                c.handle(t, answer).expect("the solve's answer");
+            }
+        }
+    };
     for (nodes, racks, pending, window_s, target) in [
         (80u32, 8u32, 50usize, 100u64, "≤ 3 s / –"),
         (256, 8, 150, 40, "≤ 1 s / ≤ 3 s"),
@@ -364,7 +385,8 @@ fn cycle_latency(rows: &mut Vec<String>) {
         let params: BTreeMap<String, String> =
             [("plan_ahead_ms".to_string(), (window_s * 1000).to_string())].into_iter().collect();
         let policy = sojourn_policies::build("tetrisched", &params).expect("tetrisched's parameters");
-        let mut c = Harness::new(policy, CoreConfig::default());
+        // (offloaded, so that the host times the solve apart from the cycle)
+        let mut c = Harness::new(policy, CoreConfig { offload: true, ..CoreConfig::default() });
         let per_rack = nodes / racks;
         for n in 0..nodes {
             let capacity = Resources::new(1024, 1);
@@ -401,8 +423,7 @@ fn cycle_latency(rows: &mut Vec<String>) {
         // (a cycle plans at most `max_plan_jobs` gangs: cycle until all run)
         let mut t0 = Time::ZERO;
         while running.len() < fillers as usize && t0 < Time(200_000) {
-            c.handle_timeout(t0);
-            c.handle(t0, Event::ScheduleAll).expect("schedule");
+            cycle(&mut c, t0);
             take(&mut c, &mut running);
             t0 = t0.plus(4000);
         }
@@ -430,9 +451,10 @@ fn cycle_latency(rows: &mut Vec<String>) {
         add_gangs(&mut c, t0.plus(1000), pending);
         let mut warm = Vec::new();
         let mut cold_s = 0.0;
+        let mut solves = Vec::new();
         let mut launched = 0;
-        for cycle in 0..21u64 {
-            let t = t0.plus(4000 * (cycle + 1));
+        for n in 0..21u64 {
+            let t = t0.plus(4000 * (n + 1));
             let ending = running.len() / 20;
             for container in running.drain(..ending).collect::<Vec<_>>() {
                 c.handle(t, Event::ContainerCompleted { container, outcome: Outcome::Finished }).expect("end");
@@ -440,29 +462,39 @@ fn cycle_latency(rows: &mut Vec<String>) {
             let missing = pending.saturating_sub(pending_now(&c));
             add_gangs(&mut c, t, missing);
             let started = Instant::now();
-            c.handle_timeout(t);
-            c.handle(t, Event::ScheduleAll).expect("schedule");
+            let solve_s = cycle(&mut c, t);
             let secs = started.elapsed().as_secs_f64();
-            if cycle == 0 {
+            if n == 0 {
                 cold_s = secs;
             } else {
                 warm.push(secs * 1000.0);
+                if solve_s > 0.0 {
+                    solves.push(solve_s * 1000.0);
+                }
             }
             let before = running.len();
             take(&mut c, &mut running);
             launched += running.len() - before;
         }
-        warm.sort_by(f64::total_cmp);
-        let at = |q: f64| warm[((warm.len() as f64 * q).ceil() as usize).clamp(1, warm.len()) - 1];
-        let (p50, p95, max) = (at(0.5), at(0.95), warm[warm.len() - 1]);
-        println!("| {nodes}/{racks}/{pending}/{window_s} | {cold_s:.2} | {p50:.0} | {p95:.0} | {max:.0} | {target} |");
+        let quantiles = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            let at = |q: f64| v.get(((v.len() as f64 * q).ceil() as usize).clamp(1, v.len().max(1)) - 1).copied();
+            (at(0.5).unwrap_or(f64::NAN), at(0.95).unwrap_or(f64::NAN), v.last().copied().unwrap_or(f64::NAN))
+        };
+        let (p50, p95, max) = quantiles(&mut warm);
+        let (s50, s95, _) = quantiles(&mut solves);
+        println!(
+            "| {nodes}/{racks}/{pending}/{window_s} | {cold_s:.2} | {p50:.0} | {p95:.0} | {max:.0} | {s50:.0} / {s95:.0} ({}) | {target} |",
+            solves.len()
+        );
         eprintln!(
             "  ({filled} filler containers; {launched} containers launched by the 21 cycles; {} gangs pending at the end)",
             pending_now(&c)
         );
         rows.push(format!(
-            "{nodes}/{racks}/{pending}/{window_s},{},{cold_s:.3},{p50:.1},{p95:.1},{max:.1}",
-            warm.len()
+            "{nodes}/{racks}/{pending}/{window_s},{},{cold_s:.3},{p50:.1},{p95:.1},{max:.1},{},{s50:.1},{s95:.1}",
+            warm.len(),
+            solves.len()
         ));
     }
     println!("peak memory: {:.0} MiB", history::peak_rss_mib());
