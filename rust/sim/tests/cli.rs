@@ -26,26 +26,29 @@ fn read_all(dir: &Path) -> Vec<(String, Vec<u8>)> {
     v
 }
 
-/// The same seed gives byte-identical files, for every policy, in
-/// heartbeat mode with AM containers (the path with the most state).
+/// The same seed gives byte-identical files and printed output, for every
+/// policy, in heartbeat mode with AM containers (the path with the most
+/// state).
 #[test]
 fn same_seed_gives_byte_identical_output() {
     let run = |tag: &str| {
         let (out, rep) = (tmp(&format!("{tag}-out")), tmp(&format!("{tag}-rep")));
-        let st = sojourn()
+        let o = sojourn()
             .args(["compare", "--quiet", "--no-wall-clock", "--limit", "400", "--heartbeat-ms", "1000"])
             .args(["--am-mb", "1024", "--seed", "7", "--out"])
             .arg(&out)
             .arg("--report")
             .arg(&rep)
-            .status()
+            .output()
             .expect("run sojourn");
-        assert!(st.success());
-        (read_all(&out), read_all(&rep))
+        assert!(o.status.success());
+        (read_all(&out), read_all(&rep), String::from_utf8_lossy(&o.stdout).into_owned())
     };
     let a = run("a");
     let b = run("b");
     assert!(!a.0.is_empty() && !a.1.is_empty());
+    assert!(!a.2.contains("wall clock"), "the printed table keeps no timing row: {}", a.2);
+    assert_eq!(a.2, b.2, "the printed output differs between two runs with the same seed");
     assert_eq!(a.0.iter().map(|f| &f.0).collect::<Vec<_>>(), b.0.iter().map(|f| &f.0).collect::<Vec<_>>());
     for (x, y) in a.0.iter().zip(&b.0).chain(a.1.iter().zip(&b.1)) {
         assert!(x.1 == y.1, "{} differs between two runs with the same seed", x.0);
