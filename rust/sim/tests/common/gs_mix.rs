@@ -183,7 +183,12 @@ pub fn run_on(
     factor: f64,
     slowdown: Option<f64>,
 ) -> RunResult {
-    let cfg = SimConfig {
+    run_with(cluster, jobs, &config(policy, params, factor, slowdown))
+}
+
+/// [`run_on`]'s configuration: event-driven, invariants checked.
+pub fn config(policy: &str, params: &[(&str, &str)], factor: f64, slowdown: Option<f64>) -> SimConfig {
+    SimConfig {
         policy: policy.into(),
         params: params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<BTreeMap<_, _>>(),
         heartbeat_ms: 0,
@@ -191,10 +196,14 @@ pub fn run_on(
         estimate_error: (factor != 1.0).then_some(EstimateError { lo: factor, hi: factor, seed: 0 }),
         placement_slowdown: slowdown,
         ..SimConfig::default()
-    };
+    }
+}
+
+/// `jobs` on `cluster` under `cfg`.
+pub fn run_with(cluster: &ClusterSpec, jobs: &[JobSpec], cfg: &SimConfig) -> RunResult {
     let owned: Vec<JobSpec> = jobs.to_vec();
     let stream: JobStream = Box::new(owned.into_iter().map(Ok));
-    simulate(cluster, stream, "gs_mix", &cfg, None).expect("run")
+    simulate(cluster, stream, "gs_mix", cfg, None).expect("run")
 }
 
 /// (SLO attainment %, SLO jobs, mean BE latency s, BE jobs, makespan s).
