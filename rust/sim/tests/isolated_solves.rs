@@ -99,3 +99,48 @@ fn the_cli_flag_writes_the_inline_runs_files() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Two jobs of five one-slot tasks, each an all-or-nothing gang, submitted
+/// together on six one-slot nodes with one-slot AMs: once both AMs run,
+/// four slots are left and neither gang ever fits. TetriSched keeps
+/// planning each gang for when it expects the AMs to end, and its cycle
+/// timer never stops; the run must still end, reporting both jobs
+/// unfinished, inline and when a solve's child aborts (the lost solve's
+/// greedy plan cannot place them either). It ran forever before.
+#[test]
+fn a_run_whose_gangs_never_fit_beside_their_ams_ends() {
+    let jobs: Vec<JobSpec> = (0..2)
+        .map(|id| {
+            let mut j = gs_mix::gs_mix(1, 6, 0.9, 7).remove(0);
+            j.id = id;
+            j.name = format!("be{id}");
+            j.submit = sojourn_core::Time::ZERO;
+            j.deadline = None;
+            j.groups[0].durations_ms = vec![10_000; 5];
+            j
+        })
+        .collect();
+    for isolate in [None, Some(2)] {
+        let cfg = SimConfig {
+            policy: "tetrisched".into(),
+            am_container: Some(Resources::new(1024, 1)),
+            isolate_solves: isolate.map(|piece| OffloadChild { abort_piece: Some(piece), ..child() }),
+            ..SimConfig::default()
+        };
+        let jobs = jobs.clone();
+        // On a thread, so that a run that does not end fails the test.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let stream: JobStream = Box::new(jobs.into_iter().map(Ok));
+            let cluster = ClusterSpec::uniform(6, Resources::new(1024, 1), 10);
+            let _ = tx.send(simulate(&cluster, stream, "deadlock", &cfg, None).map_err(|e| e.to_string()));
+        });
+        let r = rx
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .unwrap_or_else(|_| panic!("isolate {isolate:?}: the run did not end within 120 s"))
+            .expect("the run completes");
+        assert_eq!(r.unfinished, 2, "isolate {isolate:?}");
+        assert!(r.jobs.is_empty(), "isolate {isolate:?}: {} jobs finished", r.jobs.len());
+        assert_eq!(r.lost_offloads, u64::from(isolate.is_some()), "isolate {isolate:?}");
+    }
+}

@@ -158,6 +158,11 @@ struct Job {
     queue_slot: QueueSlot,
 }
 
+/// Policy wake-ups in a row that start nothing on an idle cluster with
+/// demand waiting, after which the run is stalled (`Sim::stalled`): far
+/// more than a plan defers a start (TetriSched plans 25 cycles ahead).
+const QUIET_WAKES: u32 = 100;
+
 /// What a container is doing.
 /// The finish time of a reduce that waits for its job's last map
 /// (`SimConfig::reduces_wait_for_maps`): never, until the maps are done.
@@ -241,6 +246,10 @@ struct Sim<'a> {
     /// Events in the queue other than heartbeats and samples.
     work_events: u64,
     idle_since: Option<Time>,
+    /// Since when, and through how many policy wake-ups, no task has run,
+    /// nothing was due and the containers stayed the same (their number)
+    /// while a policy timer was set (`stalled`).
+    quiet: Option<(Time, u32, usize)>,
     progress: Option<&'a mut dyn FnMut(usize)>,
     /// With `SimConfig::isolate_solves`: the child that answers offloaded work.
     solves: Option<offload::Solves>,
@@ -336,6 +345,7 @@ pub fn simulate<'a>(
         confirmations: Vec::new(),
         work_events: 0,
         idle_since: None,
+        quiet: None,
         progress,
         solves: cfg.isolate_solves.as_ref().map(offload::Solves::new),
     };
@@ -468,7 +478,8 @@ impl<'a> Sim<'a> {
                 break;
             }
             self.now = next;
-            if next_timer == Some(next) {
+            let woke = next_timer == Some(next);
+            if woke {
                 self.cycle(None)?;
             }
             while let Some((t, ev, _)) = self.queue.peek().copied() {
@@ -485,7 +496,7 @@ impl<'a> Sim<'a> {
                 self.offer_dirty()?;
             }
             self.wake_heartbeats();
-            if self.stalled() {
+            if self.stalled(woke) {
                 log::warn!(
                     "{}: {} containers can never be placed; stopping at {}",
                     self.cfg.policy,
@@ -563,17 +574,35 @@ impl<'a> Sim<'a> {
     /// wait for a resume that only a policy decision brings), no job or failure is due,
     /// no policy timer is set, and the heartbeats of two full intervals
     /// have placed nothing. Waiting demand would never be met.
-    fn stalled(&mut self) -> bool {
+    ///
+    /// Or the same with a policy timer set, when [`QUIET_WAKES`] of its
+    /// wake-ups in a row, over at least those two intervals, started
+    /// nothing either: a policy can plan a start it never makes (TetriSched
+    /// deferring a task gang that does not fit beside the AMs waiting for
+    /// it, to when it expects them to end), and its wake-ups alone would
+    /// keep the run going forever.
+    fn stalled(&mut self, woke: bool) -> bool {
         // (`any` over the map is order-independent, so determinism holds.)
-        let idle = self.work_events == 0
-            && self.core.next_wake().is_none()
+        let quiet = self.work_events == 0
             && !self.containers.values().any(|l| matches!(l.work, Work::Task { suspended: false, .. }));
-        if !idle {
+        let wait = 2 * self.cfg.heartbeat_ms.max(self.cfg.sample_ms);
+        let held = self.containers.len();
+        if !quiet || self.quiet.is_some_and(|(_, _, n)| n != held) {
+            self.quiet = None;
+        }
+        if quiet && self.core.next_wake().is_some() {
+            let (since, wakes, _) = self.quiet.get_or_insert((self.now, 0, held));
+            *wakes += u32::from(woke);
+            if *wakes >= QUIET_WAKES && self.now.since(*since) > wait {
+                return true;
+            }
+        }
+        if !quiet || self.core.next_wake().is_some() {
             self.idle_since = None;
             return false;
         }
         let since = *self.idle_since.get_or_insert(self.now);
-        self.now.since(since) > 2 * self.cfg.heartbeat_ms.max(self.cfg.sample_ms)
+        self.now.since(since) > wait
     }
 
     fn sample(&mut self) {
