@@ -39,6 +39,11 @@ pub struct PolicyInfo {
 /// mixes and `simulate --policy tetrisched` run it.
 pub const NOT_COMPARED_BY_DEFAULT: &[&str] = &["tetrisched"];
 
+/// Policies that offload their solves ([`sojourn_core::Ctx::offload`]) when
+/// the host runs offloaded work: the simulator then answers them from a
+/// child process unless told `--solves inline`.
+pub const OFFLOADS_SOLVES: &[&str] = &["tetrisched"];
+
 /// Every implemented policy, in the order reports show them.
 pub fn catalog() -> Vec<PolicyInfo> {
     vec![

@@ -169,7 +169,7 @@ pub enum Command {
         #[arg(long, default_value_t = 100.0)]
         task_ms: f64,
     },
-    /// The child process of `--isolate-solves`: answers offloaded work
+    /// The child process of `--solves child`: answers offloaded work
     /// (solves) read from stdin, one JSON line each, until stdin closes.
     #[command(name = "offload-worker", hide = true)]
     OffloadWorker,
@@ -339,13 +339,14 @@ pub struct RunArgs {
     /// (response in s), e.g. `kairos-thesis:fifo:response:p50=808,p99=2061`.
     #[arg(long = "paper-point")]
     pub paper_points: Vec<String>,
-    /// Run the policy's MILP solves (TetriSched's) in a child process, this
-    /// executable's hidden `offload-worker`, as the ResourceManager does: a
-    /// solver that aborts (CBC 2.10.8 has, on an assertion) then costs one
-    /// solve, which falls back to the greedy plan, not the whole run.
-    /// Decisions are the same as inline while every solve succeeds.
-    #[arg(long)]
-    pub isolate_solves: bool,
+    /// Where the policy's MILP solves (TetriSched's) run. `child` (the
+    /// default): in a child process, this executable's hidden
+    /// `offload-worker`, as the ResourceManager does, so a solver that
+    /// aborts (CBC 2.10.8 does, on an assertion) costs one solve, which
+    /// falls back to the greedy plan, not the whole run. `inline`: in this
+    /// process. Decisions are the same while every solve succeeds.
+    #[arg(long, value_name = "WHERE", default_value = "child", value_parser = ["child", "inline"])]
+    pub solves: String,
     /// Leave wall-clock figures out of files and the printed table
     /// (byte-identical output per seed).
     #[arg(long)]

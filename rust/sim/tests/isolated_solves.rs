@@ -1,4 +1,4 @@
-//! `--isolate-solves` (`SimConfig::isolate_solves`): TetriSched's solves
+//! `--solves child` (`SimConfig::isolate_solves`): TetriSched's solves
 //! answered by a child process (`sojourn offload-worker`) decide exactly as
 //! inline solves do, and a solve whose child aborts (as CBC 2.10.8 has)
 //! costs that solve, not the run.
@@ -68,20 +68,21 @@ fn a_solve_that_aborts_its_child_costs_that_solve_not_the_run() {
     assert_eq!(r.policy_metrics.counter("tetrisched.cycles"), inline.policy_metrics.counter("tetrisched.cycles"));
 }
 
-/// Through the CLI: `--isolate-solves` finds its child (the same
-/// executable) by itself and writes the inline run's files byte for byte.
+/// Through the CLI: `--solves child` (the default) finds its child (the
+/// same executable) by itself and writes `--solves inline`'s files byte for
+/// byte.
 #[test]
 fn the_cli_flag_writes_the_inline_runs_files() {
     let dir = std::env::temp_dir().join(format!("sojourn-isolated-solves-{}", std::process::id()));
     let workload = concat!(env!("CARGO_MANIFEST_DIR"), "/workloads/FB-2009_samples_24_times_1hr_0.tsv");
     let mut outs = Vec::new();
-    for (name, extra) in [("inline", None), ("isolated", Some("--isolate-solves"))] {
+    for (name, solves) in [("inline", "inline"), ("isolated", "child")] {
         let out = dir.join(name);
         let status = std::process::Command::new(env!("CARGO_BIN_EXE_sojourn"))
             .args(["simulate", "--policy", "tetrisched", "--workload", workload, "--limit", "12"])
             .args(["--no-wall-clock", "-q", "--out"])
             .arg(&out)
-            .args(extra)
+            .args(["--solves", solves])
             .stdout(std::process::Stdio::null())
             .status()
             .expect("sojourn runs");

@@ -9,10 +9,10 @@
 //! [`Event::OffloadDone`](sojourn_core::Event::OffloadDone) at a later call
 //! (applied as nodes heartbeat). The flight recorder keeps the answer, so a
 //! replay gives the same decisions without solving. While a solve runs, due
-//! cycles wait for it. A host that runs no offloaded work (the simulator by
-//! default) gets the solve inline, with the same decisions at the cycle's
-//! own time; the simulator's `--isolate-solves` answers it from a child
-//! process at the same simulated time instead.
+//! cycles wait for it. A host that runs no offloaded work (the simulator
+//! with `--solves inline`, the library's default) gets the solve inline,
+//! with the same decisions at the cycle's own time; the simulator's CLI by
+//! default answers it from a child process at the same simulated time.
 
 use super::compile::{self, Plan, Solved, Supply, Window};
 use super::jobs::{self, Gang, JobStrl};

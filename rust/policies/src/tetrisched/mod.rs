@@ -61,8 +61,8 @@
 //! so runs that do not hit it are deterministic. In the ResourceManager the
 //! solve runs on the bridge's offload thread, off the scheduler's lock, and
 //! its answer enters the core as a recorded event (`cycle.rs`). The
-//! simulator solves in process, or with `--isolate-solves` in a child
-//! process too (a CBC abort then costs one solve, not the run), waiting for
+//! simulator's CLI solves in a child process too (a CBC abort then costs one
+//! solve, not the run; `--solves inline` keeps it in process), waiting for
 //! the answer at the cycle's own simulated time: while every solve succeeds,
 //! the decisions are the in-process ones.
 

@@ -150,7 +150,11 @@ pub(super) fn sim_config(
         launch: launch_model(args)?,
         // (Checked by `simulate`, which names the value.)
         placement_slowdown: args.placement_slowdown,
-        isolate_solves: if args.isolate_solves { Some(OffloadChild::this_executable()?) } else { None },
+        isolate_solves: if args.solves == "child" && sojourn_policies::OFFLOADS_SOLVES.contains(&policy) {
+            Some(OffloadChild::this_executable()?)
+        } else {
+            None
+        },
         max_assignments: match args.max_assignments {
             Some(0) => return Err(cfg_err("--max-assignments 0: expected at least 1 (leave it out for no limit)")),
             Some(_) if heartbeat_ms == 0 => {

@@ -115,10 +115,10 @@ impl OffloadChild {
     /// program using the library), which would not serve the requests.
     pub fn this_executable() -> Result<OffloadChild, SimError> {
         let command = std::env::current_exe()
-            .map_err(|e| SimError::Config(format!("--isolate-solves: cannot find this executable ({e})")))?;
+            .map_err(|e| SimError::Config(format!("--solves child: cannot find this executable ({e})")))?;
         if command.file_stem().and_then(|s| s.to_str()) != Some("sojourn") {
             return Err(SimError::Config(format!(
-                "--isolate-solves: this executable ({}) is not sojourn, whose {} answers the solves",
+                "--solves child: this executable ({}) is not sojourn, whose {} answers the solves (use --solves inline)",
                 command.display(),
                 Self::SUBCOMMAND
             )));
