@@ -52,12 +52,15 @@ impl Worker {
     /// Where the work runs and what the child processes did, for operators.
     pub fn describe(&self) -> serde_json::Value {
         let children = self.children.lock().map(|s| s.clone()).unwrap_or_default();
+        // ("outstanding": pieces handed over and not yet answered, i.e. a
+        // solve in flight while the scheduler goes on)
         match &self.isolation {
-            Isolation::Thread => serde_json::json!({ "isolation": "thread" }),
+            Isolation::Thread => serde_json::json!({ "isolation": "thread", "outstanding": self.outstanding }),
             Isolation::Process { command, .. } => serde_json::json!({
                 "isolation": "process",
                 "command": command.display().to_string(),
                 "children": children,
+                "outstanding": self.outstanding,
             }),
         }
     }

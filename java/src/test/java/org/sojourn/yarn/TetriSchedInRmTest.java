@@ -184,6 +184,54 @@ public class TetriSchedInRmTest extends SojournTestBase {
     assertTrue(last.toString(), last.path("planner").asText().matches("fallback|idle"));
   }
 
+  /**
+   * NODE_UPDATEs are served while a solve is in flight: a stand-in child
+   * that takes its request and sleeps holds the first solve outstanding,
+   * and twenty heartbeats, each drained before the next, still reach the
+   * core. (Were the scheduler to wait for the solve, draining would wait
+   * for the child, and by the checks the child would be given up.)
+   */
+  @Test(timeout = 150000)
+  public void nodeUpdatesAreServedWhileASolveIsInFlight() throws Exception {
+    java.io.File script = java.io.File.createTempFile("sojourn-offload-slow", ".sh");
+    script.deleteOnExit();
+    java.nio.file.Files.write(script.toPath(),
+        "#!/bin/sh\nread request\nsleep 120\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    assertTrue(script.setExecutable(true));
+    YarnConfiguration conf = conf("tetrisched");
+    conf.set(SojournConfig.OFFLOAD_COMMAND, script.getAbsolutePath());
+    // a 30 s budget: the child is given up after 2 × 30 s + 5 s, long after the checks
+    conf.set("yarn.scheduler.sojourn.tetrisched.time_limit_s", "30");
+    start(conf);
+    MockNM nm = rm.registerNode("127.0.0.1:1234", 4 * GB, 4);
+    nm.nodeHeartbeat(true);
+    submit(GB, "default", "alice");
+    long until = System.currentTimeMillis() + 20000;
+    while (describe().path("core").path("offload").path("outstanding").asInt() == 0
+        && System.currentTimeMillis() < until) {
+      nm.nodeHeartbeat(true);
+      rm.drainEvents();
+      Thread.sleep(100);
+    }
+    JsonNode before = describe().path("core");
+    assertEquals("the AM's cycle handed a solve to the child: " + before.path("offload"), 1,
+        before.path("offload").path("outstanding").asInt());
+    long events = before.path("stats").path("events").asLong();
+    for (int i = 0; i < 20; i++) {
+      // (one at a time: the RM passes a node's next NODE_UPDATE to the
+      // scheduler only once the scheduler has taken the previous one)
+      nm.nodeHeartbeat(true);
+      rm.drainEvents();
+    }
+    JsonNode after = describe().path("core");
+    assertTrue("the twenty NODE_UPDATEs reached the core: " + before.path("stats") + " -> " + after.path("stats"),
+        after.path("stats").path("events").asLong() >= events + 20);
+    JsonNode offload = after.path("offload");
+    assertEquals("the solve is still in flight: " + offload, 1, offload.path("outstanding").asInt());
+    assertEquals(offload.toString(), 0, offload.path("children").path("answered").asInt());
+    assertEquals(offload.toString(), 0, offload.path("children").path("failed").asInt());
+  }
+
   @Test(timeout = 120000)
   public void aChildKilledMidRunIsReplacedAndTheMilpPlansAgain() throws Exception {
     YarnConfiguration conf = conf("tetrisched");
