@@ -63,7 +63,7 @@ impl<'a> Sim<'a> {
         self.jobs.push(Some(Job {
             spec,
             app,
-            running: BTreeMap::new(),
+            running: super::Groups::default(),
             next_group: 0,
             am: None,
             needs_am,
