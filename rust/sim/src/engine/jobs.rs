@@ -63,7 +63,7 @@ impl<'a> Sim<'a> {
         self.jobs.push(Some(Job {
             spec,
             app,
-            running: BTreeMap::new(),
+            running: super::Groups::default(),
             next_group: 0,
             am: None,
             needs_am,
@@ -233,17 +233,23 @@ impl<'a> Sim<'a> {
         let Some(j) = self.jobs[job].as_mut() else { return Ok(()) };
         let Some(run) = j.running.get_mut(&group) else { return Ok(()) };
         run.unfinished -= 1;
-        let (left, total) = (run.unfinished, j.spec.groups[group].durations_ms.len());
+        let left = run.unfinished;
         if left == 0 {
             j.running.remove(&group);
         }
         // The next group starts when this one is done, or (reduces after
-        // maps) once the slowstart share of this one has finished.
+        // maps) once the slowstart share of this one has finished. (The
+        // group's size is read last: a job of one group, as every
+        // Google-like job, then never reads its group list here, which
+        // for jobs scattered over a backlog was a cache miss per task.)
         let next = j.next_group;
         let early = next == group + 1
             && left > 0
             && j.spec.groups.get(next).is_some_and(|g| g.phase == sojourn_core::Phase::Reduce)
-            && (total - left as usize) as f64 >= self.cfg.slowstart * total as f64;
+            && {
+                let total = j.spec.groups[group].durations_ms.len();
+                (total - left as usize) as f64 >= self.cfg.slowstart * total as f64
+            };
         let all_done = j.running.is_empty();
         if left == 0 && self.cfg.reduces_wait_for_maps {
             self.release_held(job);
