@@ -163,16 +163,22 @@ public class TetriSchedInRmTest extends SojournTestBase {
     return describe();
   }
 
-  @Test(timeout = 120000)
-  public void aChildThatAbortsCostsOneSolveNotTheRm() throws Exception {
-    // A stand-in for CBC's abort: the child reads the request and aborts.
-    java.io.File script = java.io.File.createTempFile("sojourn-offload-abort", ".sh");
+  /** tetrisched with a stand-in offload child: a script that reads one request, then runs {@code then}. */
+  private YarnConfiguration withStandInChild(String then) throws Exception {
+    java.io.File script = java.io.File.createTempFile("sojourn-offload-stand-in", ".sh");
     script.deleteOnExit();
     java.nio.file.Files.write(script.toPath(),
-        "#!/bin/sh\nread request\nkill -ABRT $$\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        ("#!/bin/sh\nread request\n" + then + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
     assertTrue(script.setExecutable(true));
     YarnConfiguration conf = conf("tetrisched");
     conf.set(SojournConfig.OFFLOAD_COMMAND, script.getAbsolutePath());
+    return conf;
+  }
+
+  @Test(timeout = 120000)
+  public void aChildThatAbortsCostsOneSolveNotTheRm() throws Exception {
+    // A stand-in for CBC's abort: the child reads the request and aborts.
+    YarnConfiguration conf = withStandInChild("kill -ABRT $$");
     JsonNode d = aJobIsScheduled(conf);
     JsonNode m = d.path("core").path("metrics");
     JsonNode children = d.path("core").path("offload").path("children");
@@ -193,13 +199,7 @@ public class TetriSchedInRmTest extends SojournTestBase {
    */
   @Test(timeout = 150000)
   public void nodeUpdatesAreServedWhileASolveIsInFlight() throws Exception {
-    java.io.File script = java.io.File.createTempFile("sojourn-offload-slow", ".sh");
-    script.deleteOnExit();
-    java.nio.file.Files.write(script.toPath(),
-        "#!/bin/sh\nread request\nsleep 120\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-    assertTrue(script.setExecutable(true));
-    YarnConfiguration conf = conf("tetrisched");
-    conf.set(SojournConfig.OFFLOAD_COMMAND, script.getAbsolutePath());
+    YarnConfiguration conf = withStandInChild("sleep 120");
     // a 30 s budget: the child is given up after 2 × 30 s + 5 s, long after the checks
     conf.set("yarn.scheduler.sojourn.tetrisched.time_limit_s", "30");
     start(conf);
