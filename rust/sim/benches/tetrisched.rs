@@ -54,6 +54,7 @@ use sizing::instance;
 use sojourn_policies::tetrisched::compile::{self, SolverOptions};
 use sojourn_policies::tetrisched::greedy;
 use sojourn_sim::engine::{OffloadChild, SimConfig};
+use sojourn_sim::metrics::percentile;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -323,20 +324,21 @@ fn gr_experiment(slo_only: bool) {
 /// History rows: none (a loaded machine's cycle times are only compared
 /// within one run).
 fn plan_ahead_sweep() {
-    let (nodes, per_rack, gpu_racks, n_jobs, sigma) = (80, 10, 2, 100, "2");
+    let (nodes, per_rack, gpu_racks, n_jobs, sigma) = (80, 10, 2, 100, 2.0);
+    let sigma_param = sigma.to_string();
     let cluster = het_cluster(nodes, per_rack, gpu_racks);
     println!("| plan-ahead s | policy | accepted SLO % | total SLO % | mean BE latency s | core ms per cycle |");
     println!("|---|---|---|---|---|---|");
     for window_s in [4u64, 20, 40, 60, 100, 160] {
         let window_ms = (window_s * 1000).to_string();
         for (name, extra) in [("tetrisched", None), ("tetrisched-NG", Some(("no_global", "true")))] {
-            let mut params = vec![("slowdown", sigma), ("plan_ahead_ms", window_ms.as_str())];
+            let mut params = vec![("slowdown", sigma_param.as_str()), ("plan_ahead_ms", window_ms.as_str())];
             params.extend(extra);
             let mut sum = [0.0; 4];
             for seed in [1, 2, 3] {
                 let jobs = gs_het(n_jobs, nodes, 1.0, seed);
                 let acc = accepted(&jobs, nodes, 1.0);
-                let r = run_het(&cluster, "tetrisched", &params, &jobs, 1.0, 2.0);
+                let r = run_het(&cluster, "tetrisched", &params, &jobs, 1.0, sigma);
                 assert_eq!(r.unfinished, 0, "{name} at {window_s} s");
                 let m = slo_metrics(&jobs, &r, &acc);
                 let per_cycle = r.core_ms / r.policy_metrics.counter("tetrisched.cycles").max(1) as f64;
@@ -484,13 +486,10 @@ fn cycle_latency(rows: &mut Vec<String>) {
             take(&mut c, &mut running);
             launched += running.len() - before;
         }
-        let quantiles = |v: &mut Vec<f64>| {
-            v.sort_by(f64::total_cmp);
-            let at = |q: f64| v.get(((v.len() as f64 * q).ceil() as usize).clamp(1, v.len().max(1)) - 1).copied();
-            (at(0.5).unwrap_or(f64::NAN), at(0.95).unwrap_or(f64::NAN), v.last().copied().unwrap_or(f64::NAN))
-        };
-        let (p50, p95, max) = quantiles(&mut warm);
-        let (s50, s95, _) = quantiles(&mut solves);
+        warm.sort_by(f64::total_cmp);
+        solves.sort_by(f64::total_cmp);
+        let (p50, p95, max) = (percentile(&warm, 50.0), percentile(&warm, 95.0), percentile(&warm, 100.0));
+        let (s50, s95) = (percentile(&solves, 50.0), percentile(&solves, 95.0));
         println!(
             "| {nodes}/{racks}/{pending}/{window_s} | {cold_s:.2} | {p50:.0} | {p95:.0} | {max:.0} | {s50:.0} / {s95:.0} ({}) | {target} |",
             solves.len()
