@@ -34,9 +34,9 @@ impl Hawk {
             } else {
                 ns.running_short += 1;
             }
-            if run.central {
-                ns.central_runs.push((container, run.est_us, run.start_us));
-            }
+        }
+        if run.central {
+            self.nodes.push_central_run(run.node, (container, run.est_us, run.start_us));
         }
         self.running.insert(container, run);
     }
@@ -65,9 +65,9 @@ impl Hawk {
             } else {
                 ns.running_short = ns.running_short.saturating_sub(1);
             }
-            if run.central {
-                ns.central_runs.remove(c);
-            }
+        }
+        if run.central {
+            self.nodes.remove_central_run(run.node, c);
         }
         if run.long && run.central {
             self.unassign_long(run.node);

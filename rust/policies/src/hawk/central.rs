@@ -2,7 +2,7 @@
 //! general partition, on estimates, for long jobs (Hawk) or for every job
 //! (the centralized baseline, `central=all`).
 
-use super::{Entry, Hawk, NodeState, Req};
+use super::{Entry, Hawk, Req};
 use sojourn_core::{Ctx, NodeId};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -12,15 +12,8 @@ impl Hawk {
     /// (µs): the estimates of its central tasks queued there, plus the
     /// remaining estimate of the central tasks it runs, plus 2d while it
     /// runs one (the authors' simulator). Short probes are invisible to it.
-    pub(crate) fn waiting_us(&self, ns: &NodeState, at_us: u64) -> u64 {
-        let mut w = ns.central_work_us;
-        for (_, est_us, start_us) in ns.central_runs.iter() {
-            w = w.saturating_add(est_us.saturating_sub(at_us.saturating_sub(*start_us)));
-        }
-        if !ns.central_runs.is_empty() {
-            w = w.saturating_add(2 * self.cfg.delay_us);
-        }
-        w
+    pub(crate) fn waiting_us(&self, node: NodeId, at_us: u64) -> u64 {
+        self.nodes.waiting_us(node, at_us, 2 * self.cfg.delay_us)
     }
 
     /// H5 step 2: each of `k` tasks of `req` to the node with the least
@@ -40,7 +33,7 @@ impl Hawk {
         if hosts.is_empty() || k == 0 {
             return 0;
         }
-        let waits = hosts.iter().map(|n| (self.nodes.get(n).map_or(u64::MAX, |ns| self.waiting_us(ns, at_us)), *n));
+        let waits = hosts.iter().map(|n| (self.waiting_us(*n, at_us), *n));
         let targets = least_work(waits, k as usize, est_us);
         let view = self.view_of(req);
         if let Some(st) = self.reqs.get_mut(&req) {
@@ -48,9 +41,7 @@ impl Hawk {
         }
         ctx.metrics.count("central_placed", k as u64);
         for node in targets {
-            if let Some(ns) = self.nodes.get_mut(&node) {
-                ns.central_work_us = ns.central_work_us.saturating_add(est_us);
-            }
+            self.nodes.add_central_work(node, est_us);
             if long {
                 // SSS (§5 E2 step 1): the node's bit is set at assignment
                 self.assign_long(node);

@@ -118,9 +118,7 @@ impl Hawk {
         ctx.metrics.count("dlwl_placed", k as u64);
         for node in targets {
             self.freeze_snapshot(node);
-            if let Some(ns) = self.nodes.get_mut(&node) {
-                ns.central_work_us = ns.central_work_us.saturating_add(est_us);
-            }
+            self.nodes.add_central_work(node, est_us);
             if long {
                 self.assign_long(node);
             }
@@ -131,11 +129,7 @@ impl Hawk {
 }
 
 /// D1: a node's queued central estimates plus the remaining estimates of
-/// the central tasks it runs, at `at_us`.
+/// the central tasks it runs, at `at_us` (H5's waiting time without 2d).
 fn d1_us(ns: &NodeState, at_us: u64) -> u64 {
-    let mut w = ns.central_work_us;
-    for (_, est_us, start_us) in ns.central_runs.iter() {
-        w = w.saturating_add(est_us.saturating_sub(at_us.saturating_sub(*start_us)));
-    }
-    w
+    super::nodes::waiting_us(ns, at_us, 0)
 }

@@ -18,7 +18,7 @@ impl Policy for Hawk {
                 // (a plain ask, sent to any node, may not fit a smaller one)
                 self.views.busy_skip &= self.min_capacity.fits_in(&spec.capacity);
                 self.freeze_snapshot(spec.node);
-                self.nodes.insert(spec.node, NodeState { epoch: self.epochs, ..NodeState::default() });
+                self.nodes.insert(spec.node, NodeState::new(self.epochs));
                 self.layout_stale = true;
                 // the window grew: reqs above it get more entries
                 self.refill.extend(self.reqs.keys().copied());

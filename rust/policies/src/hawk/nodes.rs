@@ -21,8 +21,9 @@ pub struct NodeState {
     pub held: Resources,
     pub running_long: u32,
     pub running_short: u32,
-    /// Estimates of the central tasks placed here and not yet started (µs).
-    pub central_work_us: u64,
+    /// Estimates of the central tasks placed here and not yet started (µs);
+    /// changed only through [`NodeTable`], which mirrors it for LWL.
+    central_work_us: u64,
     /// Long tasks the central scheduler assigned here (in flight, queued
     /// or running): the node's SSS bit is set while this is above 0.
     pub assigned_long: u32,
@@ -30,8 +31,9 @@ pub struct NodeState {
     /// the last long task that reached the node (SSS, §2.3 step 2).
     pub sss: Option<(u64, Bits)>,
     /// The central tasks running here: container, estimate and start (µs),
-    /// for the waiting time (H5) without a walk over the node's containers.
-    pub central_runs: CentralRuns,
+    /// for the waiting time (H5) without a walk over the node's containers;
+    /// changed only through [`NodeTable`], which mirrors it for LWL.
+    central_runs: CentralRuns,
     /// In the short partition.
     pub short: bool,
     /// No short probe of a req without tasks left in the part of the queue
@@ -41,6 +43,13 @@ pub struct NodeState {
     /// Which registration of the node this is: what was sent to an earlier
     /// one (before the node left and came back) is lost.
     pub epoch: u64,
+}
+
+impl NodeState {
+    /// A node's state at its registration number `epoch`.
+    pub fn new(epoch: u64) -> NodeState {
+        NodeState { epoch, ..NodeState::default() }
+    }
 }
 
 /// A central task running on a node: container, estimate and start (µs).
@@ -80,6 +89,53 @@ impl CentralRuns {
     pub fn iter(&self) -> impl Iterator<Item = &CentralRun> {
         self.first.iter().chain(self.rest.iter())
     }
+
+    fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.rest.len()
+    }
+}
+
+/// What LWL reads of a node (H5), apart from the node's state: a long
+/// job's placement reads it for every node of the general partition, and
+/// at data-center scale those reads, one or two cache lines of a
+/// `NodeState` each, were a quarter of `lwl`'s time. Here they stream
+/// 32 bytes a node.
+#[derive(Clone, Copy, Debug)]
+struct LwlCell {
+    work_us: u64,
+    /// The first central run's estimate and start, when `runs` is 1.
+    est_us: u64,
+    start_us: u64,
+    /// Central runs on the node ([`ABSENT`]: no node; above 1: read the
+    /// node's state).
+    runs: u32,
+}
+
+/// [`LwlCell::runs`] of an id without a node.
+const ABSENT: u32 = u32::MAX;
+
+impl LwlCell {
+    const NONE: LwlCell = LwlCell { work_us: 0, est_us: 0, start_us: 0, runs: ABSENT };
+
+    fn of(ns: &NodeState) -> LwlCell {
+        let runs = ns.central_runs.len();
+        let (est_us, start_us) = ns.central_runs.first.map_or((0, 0), |(_, est, start)| (est, start));
+        LwlCell { work_us: ns.central_work_us, est_us, start_us, runs: runs.min(ABSENT as usize - 1) as u32 }
+    }
+}
+
+/// H5 step 1 from a node's state: the estimates of its queued central tasks,
+/// plus the remaining estimates of the central tasks it runs, plus `two_d`
+/// while it runs one (the authors' simulator).
+pub(crate) fn waiting_us(ns: &NodeState, at_us: u64, two_d: u64) -> u64 {
+    let mut w = ns.central_work_us;
+    for (_, est_us, start_us) in ns.central_runs.iter() {
+        w = w.saturating_add(est_us.saturating_sub(at_us.saturating_sub(*start_us)));
+    }
+    if !ns.central_runs.is_empty() {
+        w = w.saturating_add(two_d);
+    }
+    w
 }
 
 /// Ids below this index the dense vector (an absent node's slot costs a
@@ -91,6 +147,8 @@ const DENSE_IDS: u32 = 1 << 16;
 #[derive(Clone, Debug, Default)]
 pub(crate) struct NodeTable {
     dense: Vec<Option<NodeState>>,
+    /// By dense id: the node's LWL figures, kept equal to its state's.
+    lwl: Vec<LwlCell>,
     sparse: BTreeMap<NodeId, NodeState>,
     len: usize,
 }
@@ -118,7 +176,9 @@ impl NodeTable {
             let i = id.0 as usize;
             if i >= self.dense.len() {
                 self.dense.resize_with(i + 1, || None);
+                self.lwl.resize(i + 1, LwlCell::NONE);
             }
+            self.lwl[i] = LwlCell::of(&state);
             self.dense[i].replace(state)
         } else {
             self.sparse.insert(id, state)
@@ -131,6 +191,9 @@ impl NodeTable {
 
     pub fn remove(&mut self, id: &NodeId) -> Option<NodeState> {
         let old = if id.0 < DENSE_IDS {
+            if let Some(cell) = self.lwl.get_mut(id.0 as usize) {
+                *cell = LwlCell::NONE;
+            }
             self.dense.get_mut(id.0 as usize).and_then(Option::take)
         } else {
             self.sparse.remove(id)
@@ -153,6 +216,58 @@ impl NodeTable {
 
     pub fn len(&self) -> usize {
         self.len
+    }
+
+    /// H5's waiting time of node `id` at `at_us` ([`waiting_us`]), from the
+    /// mirror when it holds it; `u64::MAX` without a node.
+    #[inline]
+    pub fn waiting_us(&self, id: NodeId, at_us: u64, two_d: u64) -> u64 {
+        let cell = self.lwl.get(id.0 as usize).filter(|_| id.0 < DENSE_IDS);
+        let w = match cell {
+            Some(c) if c.runs == 0 => c.work_us,
+            Some(c) if c.runs == 1 => c
+                .work_us
+                .saturating_add(c.est_us.saturating_sub(at_us.saturating_sub(c.start_us)))
+                .saturating_add(two_d),
+            Some(c) if c.runs == ABSENT => u64::MAX,
+            _ => return self.get(&id).map_or(u64::MAX, |ns| waiting_us(ns, at_us, two_d)),
+        };
+        debug_assert_eq!(
+            w,
+            self.get(&id).map_or(u64::MAX, |ns| waiting_us(ns, at_us, two_d)),
+            "stale LWL mirror of {id}"
+        );
+        w
+    }
+
+    /// Changes node `id`'s central state through `f`, then its mirror.
+    fn central(&mut self, id: NodeId, f: impl FnOnce(&mut NodeState)) {
+        let Some(ns) = self.get_mut(&id) else { return };
+        f(ns);
+        let cell = LwlCell::of(ns);
+        if let Some(c) = self.lwl.get_mut(id.0 as usize).filter(|_| id.0 < DENSE_IDS) {
+            *c = cell;
+        }
+    }
+
+    /// A central task of `est_us` was placed at node `id`.
+    pub fn add_central_work(&mut self, id: NodeId, est_us: u64) {
+        self.central(id, |ns| ns.central_work_us = ns.central_work_us.saturating_add(est_us));
+    }
+
+    /// A central task of `est_us` placed at node `id` left its queue.
+    pub fn sub_central_work(&mut self, id: NodeId, est_us: u64) {
+        self.central(id, |ns| ns.central_work_us = ns.central_work_us.saturating_sub(est_us));
+    }
+
+    /// A central task started at node `id`.
+    pub fn push_central_run(&mut self, id: NodeId, run: CentralRun) {
+        self.central(id, |ns| ns.central_runs.push(run));
+    }
+
+    /// Container `c`, a central task, ended at node `id`.
+    pub fn remove_central_run(&mut self, id: NodeId, c: ContainerId) {
+        self.central(id, |ns| ns.central_runs.remove(c));
     }
 
     /// Every node and its state, in id order.

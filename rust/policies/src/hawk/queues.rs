@@ -210,7 +210,7 @@ impl Hawk {
                     ns.no_dead_probes = false;
                 }
                 if !e.probe {
-                    ns.central_work_us = ns.central_work_us.saturating_sub(e.est_us);
+                    self.nodes.sub_central_work(node, e.est_us);
                     if e.long {
                         self.unassign_long(node);
                     }
@@ -292,7 +292,7 @@ impl Hawk {
             ns.ams = ns.ams.saturating_sub(1);
         }
         if !e.probe {
-            ns.central_work_us = ns.central_work_us.saturating_sub(e.est_us);
+            self.nodes.sub_central_work(node, e.est_us);
         }
         // a central long task that does not start leaves the node (SSS bit)
         let central_long = !e.probe && e.long;
