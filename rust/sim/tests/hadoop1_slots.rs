@@ -163,6 +163,7 @@ fn refusals_name_the_flag_and_why() {
         ("--slots 2:1024,1:2048 --am-mb 1024", "cannot go with --am-mb: Hadoop 1 has no AM containers"),
         ("--slots 2:1024,1:2048 --sls-timing", "cannot go with --sls-timing"),
         ("--slots 2:1024,1:2048 --placement-slowdown 2", "cannot go with --placement-slowdown"),
+        ("--slots 2:1024,1:2048 --nodes-file nodes.json", "cannot go with --nodes-file"),
     ] {
         let e = cli_error(&format!("{w} {extra}"));
         assert!(e.contains(says), "{extra}: {e}");
