@@ -55,6 +55,10 @@ cal_row() { # label, pigmix options (after the workload), simulator flags, hfsp 
   read -r h2 h3 h4 _ <<<"$(med "$d-test" hfsp)"
   read -r _ _ _ fd <<<"$(med "$d-dev" fair)"
   read -r _ _ _ hd <<<"$(med "$d-dev" hfsp)"
+  # The jobs CSVs hold finished jobs only: a row whose runs left jobs
+  # unfinished says how many, as its medians leave them out.
+  label+=$(cat "$d"-*/summary.csv | awk -F, '$1 == "unfinished" { u[$2] += $3 }
+    END { if (u["fair"] + u["hfsp"] > 0) printf " (unfinished of 1000: fair %d, hfsp %d)", u["fair"], u["hfsp"] }')
   echo "| $label | $f2 / $f3 / $f4 | $h2 / $h3 / $h4 | $(awk -v a="$h2" -v b="$f2" -v c="$h3" -v d="$f3" -v e="$h4" -v f="$f4" \
     'BEGIN { printf "%.2f / %.2f / %.2f", a / b, c / d, e / f }') | $fd% / $hd% |"
 }
@@ -145,6 +149,23 @@ dev_h4() {
     "$T --heartbeat-ms 3000 --reduces-wait-for-maps"
   cal_row "C2, early reduces hold, slowstart 0.05" ":$C2" \
     "--progress-s 60 --slowstart 0.05 --heartbeat-ms 3000 --reduces-wait-for-maps"
+  echo
+  # The thesis's TaskTrackers had typed slots (2 map x 1 GB + 1 reduce x
+  # 2 GB): a held reduce takes reduce room only, where pooled nodes give it
+  # room a map could use. --slots replaces the node and task shapes (and the
+  # base's --node-memory-mb/--node-vcores). Fair reserves a node for an ask
+  # that does not fit (YARN's FairScheduler; Hadoop 1's did not), which on
+  # slot-typed nodes keeps a node's free slots of the other type idle: the
+  # last two rows leave fair's reservations out to separate that.
+  echo "## H4 under C2 with Hadoop 1 slots (2 map x 1024 MB + 1 reduce x 2048 MB per node, 20 nodes)"
+  echo
+  head_row "C2 with slots and one change"
+  slots="--slots 2:1024,1:2048"
+  cal_row "C2, slots" ":$C2" "$T --heartbeat-ms 3000 $slots"
+  cal_row "C2, slots, early reduces hold their container" ":$C2" "$T --heartbeat-ms 3000 $slots --reduces-wait-for-maps"
+  cal_row "C2, slots, fair without reservations" ":$C2" "$T --heartbeat-ms 3000 $slots" "-p fair.reservable_nodes=0"
+  cal_row "C2, slots, early reduces hold, fair without reservations" ":$C2" \
+    "$T --heartbeat-ms 3000 $slots --reduces-wait-for-maps" "-p fair.reservable_nodes=0"
   echo
 }
 case "${1:-}" in

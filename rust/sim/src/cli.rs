@@ -6,6 +6,7 @@ use crate::metrics::{summarize_all, Classes};
 use crate::report::{self, Description, WriteOptions};
 use crate::run::RunResult;
 use crate::workload::limits::{self, MAX_NODES, MAX_SAMPLES};
+use crate::workload::slots::Hadoop1Slots;
 use crate::workload::{self, ClusterSpec, JobSpec};
 use clap::{Args, Parser, Subcommand};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
@@ -266,6 +267,13 @@ pub struct RunArgs {
     /// waits out the shuffle. Without it an early reduce's work starts at once.
     #[arg(long)]
     pub reduces_wait_for_maps: bool,
+    /// Hadoop 1 slot-typed nodes, `MAPS:MAP_MB,REDUCES:REDUCE_MB` (the HFSP
+    /// thesis's TaskTrackers: `2:1024,1:2048`): a map takes one of its
+    /// node's map slots, a reduce one of its reduce slots, never the other
+    /// type's room (`workload::slots`). Sets each node's shape (replacing
+    /// --node-memory-mb and --node-vcores) and each task's size; no AMs.
+    #[arg(long, value_name = "MAPS:MAP_MB,REDUCES:REDUCE_MB")]
+    pub slots: Option<String>,
     /// Time jobs as Hadoop's SLS does, to compare with it: 1 s NM and AM
     /// heartbeats, 1024 MB AMs, responses acted on one AM heartbeat late.
     /// Sets those of the four flags above that are not given.
@@ -391,14 +399,20 @@ pub fn scenario(args: &RunArgs) -> Result<Scenario, SimError> {
             limits::days(last)
         )));
     }
-    let node = Resources::new(args.node_memory_mb, args.node_vcores);
+    let slots = run_config::slots(args)?;
+    if let Some(s) = &slots {
+        for j in &mut jobs {
+            s.apply(j).map_err(cfg_err)?;
+        }
+    }
+    let node = slots.map_or(Resources::new(args.node_memory_mb, args.node_vcores), |s| s.node());
     let cluster = if let Some(f) = &args.nodes_file {
         workload::load_cluster(f)?
     } else {
         let n = match args.nodes {
             Some(n) => n,
             None => {
-                let n = nodes_for_load(&jobs, node, args.load);
+                let n = nodes_for_load(&jobs, node, slots.as_ref(), args.load);
                 if n > MAX_NODES {
                     return Err(cfg_err(format!(
                         "--load {} needs {n} nodes of {node} for '{name}', more than the limit of {MAX_NODES}: \
@@ -411,14 +425,19 @@ pub fn scenario(args: &RunArgs) -> Result<Scenario, SimError> {
         };
         ClusterSpec::uniform(n, node, args.nodes_per_rack)
     };
-    let offered_load = offered_load(&jobs, &cluster);
+    let offered_load = offered_load(&jobs, &cluster, slots.as_ref());
     let short = name.rsplit('/').next().unwrap_or(&name).to_string();
     Ok(Scenario { name: short, jobs, cluster, offered_load })
 }
 
 /// Node-seconds the workload asks for: each task's duration times the
 /// largest fraction of a node (memory or vcores) its container takes.
-fn demand_node_ms(jobs: &[JobSpec], node: Resources) -> f64 {
+/// With Hadoop 1 slots, the busier pool's: map slot-seconds over M, or
+/// reduce slot-seconds over R (the two pools do not share room).
+fn demand_node_ms(jobs: &[JobSpec], node: Resources, slots: Option<&Hadoop1Slots>) -> f64 {
+    if let Some(s) = slots {
+        return s.demand_node_ms(jobs);
+    }
     jobs.iter()
         .flat_map(|j| j.groups.iter())
         .map(|g| {
@@ -438,15 +457,15 @@ fn span_ms(jobs: &[JobSpec]) -> f64 {
 /// The node count at which the workload's demand over its submission span
 /// is `load` of the cluster.
 /// (Saturates at `usize::MAX`: callers check it against [`MAX_NODES`].)
-pub fn nodes_for_load(jobs: &[JobSpec], node: Resources, load: f64) -> usize {
-    ((demand_node_ms(jobs, node) / (span_ms(jobs) * load)).ceil() as usize).max(1)
+pub fn nodes_for_load(jobs: &[JobSpec], node: Resources, slots: Option<&Hadoop1Slots>, load: f64) -> usize {
+    ((demand_node_ms(jobs, node, slots) / (span_ms(jobs) * load)).ceil() as usize).max(1)
 }
 
 /// Demand over the submission span, as a fraction of the cluster (taking
 /// the first node's shape for a heterogeneous cluster's fractions).
-pub fn offered_load(jobs: &[JobSpec], cluster: &ClusterSpec) -> f64 {
+pub fn offered_load(jobs: &[JobSpec], cluster: &ClusterSpec, slots: Option<&Hadoop1Slots>) -> f64 {
     let Some(first) = cluster.nodes.first() else { return 0.0 };
-    demand_node_ms(jobs, first.capacity) / (span_ms(jobs) * cluster.nodes.len() as f64)
+    demand_node_ms(jobs, first.capacity, slots) / (span_ms(jobs) * cluster.nodes.len() as f64)
 }
 
 fn bar(mp: &MultiProgress, len: usize, label: &str, quiet: bool) -> ProgressBar {
@@ -514,6 +533,9 @@ fn describe(
     }
     if args.reduces_wait_for_maps {
         d.push("early reduces", "wait for the last map");
+    }
+    if let Ok(Some(s)) = run_config::slots(args) {
+        d.push("slots", &s.describe());
     }
     if args.launch_ms > 0 || args.launch_per_concurrent_ms > 0 {
         let scope = if args.launch_scope == "cluster" { "on the host" } else { "on the node" };

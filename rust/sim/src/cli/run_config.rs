@@ -8,6 +8,7 @@ use crate::workload::estimate_error::EstimateError;
 use crate::workload::limits::{
     self, MAX_AM_RESPONSE_LAG, MAX_LOAD, MAX_NODES, MAX_NODE_MEMORY_MB, MAX_NODE_VCORES, MAX_PERIOD_MS, MAX_TIME_S,
 };
+use crate::workload::slots::Hadoop1Slots;
 use sojourn_core::{Resources, Time};
 use std::collections::BTreeMap;
 
@@ -88,7 +89,33 @@ pub fn check_run_args(args: &RunArgs) -> Result<(), SimError> {
         parse_failure(f)?;
     }
     paper_points(args)?;
+    slots(args)?;
     Ok(())
+}
+
+/// `--slots`, parsed, and refused beside the flags it contradicts: an AM
+/// model (Hadoop 1 ran jobs from the JobTracker, without AM containers), a
+/// nodes file (the slots give every node's shape) and
+/// `--placement-slowdown` (whose GPU preference would read reduce slots as
+/// GPUs).
+pub(super) fn slots(args: &RunArgs) -> Result<Option<Hadoop1Slots>, SimError> {
+    let Some(spec) = &args.slots else { return Ok(None) };
+    let s = Hadoop1Slots::parse(spec, MAX_NODE_VCORES, MAX_NODE_MEMORY_MB).map_err(cfg_err)?;
+    let clash = if args.am_mb.is_some() {
+        Some("--am-mb: Hadoop 1 has no AM containers")
+    } else if args.sls_timing {
+        Some("--sls-timing: it runs 1024 MB AMs, and Hadoop 1 has no AM containers")
+    } else if args.nodes_file.is_some() {
+        Some("--nodes-file: the slots give every node's shape")
+    } else if args.placement_slowdown.is_some() {
+        Some("--placement-slowdown: it would read the reduce slots, counted as GPUs, as GPUs")
+    } else {
+        None
+    };
+    match clash {
+        Some(why) => Err(cfg_err(format!("--slots '{spec}' cannot go with {why}"))),
+        None => Ok(Some(s)),
+    }
 }
 
 /// The `--paper-point` figures for the report's CDFs.

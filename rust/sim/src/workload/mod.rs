@@ -195,6 +195,7 @@ pub mod limits;
 pub mod nodes;
 pub mod pigmix_dag;
 pub mod rumen;
+pub mod slots;
 pub mod sls_writer;
 mod spec;
 pub mod swim;
