@@ -329,3 +329,32 @@ fn a_malformed_short_queue_is_refused() {
     let e = config_error("eagle", &[("short_queues", "short,root..x")]);
     assert!(e.contains("short_queues") && e.contains("root..x"), "{e}");
 }
+
+/// Early binding and the per-node AM cap in an RM (d = 0, 20 nodes of 64
+/// vcores, cap 32 AMs each): 300 jobs arrive one at a time, each with its
+/// AM ask, and a node heartbeats after each. DLWL binds the AMs of one
+/// snapshot period to the same few nodes (an AM weighs 0), which reach
+/// their cap; the AMs held there go to other nodes with room instead of
+/// waiting for an AM to end (before the fix 13 of the 300 waited while
+/// the cluster had room for all). No node runs more than its 32.
+#[test]
+fn dlwl_rebinds_the_ams_held_at_a_node_at_its_am_cap() {
+    let mut c = core("dlwl_srpt", &[("network_delay_us", "0")]);
+    for i in 0..20 {
+        node(&mut c, i, 64 * 1024, 64);
+    }
+    let mut per_node = [0u32; 20];
+    for a in 0..300u32 {
+        let t = 10 + a as u64 * 10;
+        c.handle(Time(t), Event::AppAdded(AppSpec::new(AppId(a), "default", "u"))).expect("app");
+        let ask = Ask::new(Priority(0), Resources::new(1024, 1), 1, Phase::Am);
+        c.handle(Time(t), Event::AsksUpdated { app: AppId(a), asks: vec![ask] }).expect("ask");
+        c.handle(Time(t), Event::NodeHeartbeat { node: NodeId(a % 20) }).expect("heartbeat");
+        for (_, _, n) in allocations(&c.drain_decisions()) {
+            per_node[n as usize] += 1;
+        }
+    }
+    assert_eq!(per_node.iter().sum::<u32>(), 300, "AMs per node: {per_node:?}");
+    assert!(per_node.iter().all(|&k| k <= 32), "a node above its AM cap: {per_node:?}");
+    assert!(counter(&c, "ams_rebound") > 0, "the AMs never reached a node's cap: the test tests nothing");
+}

@@ -118,6 +118,10 @@
 //!   `floor(max_am_share × vcores)`, when that is at least 1): else DLWL's
 //!   herding on a stale snapshot and SRPT (an AM's estimate is 0, so it
 //!   goes first) fill a node with AMs whose tasks wait in that node's queue.
+//!   An AM held at a node at its own cap, while the cluster's share has
+//!   room, goes to the lowest-id node below its cap that can start it now
+//!   (`ams_rebound`): else it waits for an AM there to end, forever in an
+//!   RM whose jobs never end in time (found by the RM benchmark).
 //! - Only nodes whose capacity, label and strict locality allow an ask are
 //!   probed for it; with the traces' identical nodes that is every node.
 //!

@@ -189,6 +189,8 @@ impl Hawk {
                     // every entry is an AM held back by the share (a node at
                     // its own cap is served again when one of its AMs ends)
                     self.am_blocked.insert(node);
+                } else if !am_full {
+                    self.rebind_held_ams(ctx, node, at_us);
                 }
                 return;
             };
@@ -252,6 +254,63 @@ impl Hawk {
                     Pending::Fetched { node, epoch, entry: e, hold: need, am, index: at },
                 );
             }
+        }
+    }
+
+    /// Early binding's AMs held at `node`, which is at its own AM cap
+    /// while the cluster's share has room, each go to the lowest-id other
+    /// node that is below its cap and could start it now (one per node).
+    /// Else they wait for one of this node's AMs to end, which in an RM
+    /// whose jobs run for hours (or a benchmark whose tasks never end) may
+    /// be never, while the rest of the cluster is free: DLWL binds the AMs
+    /// of one snapshot period to the same least-loaded nodes (an AM weighs
+    /// 0). Found by the RM benchmark (1,000 nodes of 64 vcores, 500 AMs).
+    fn rebind_held_ams(&mut self, ctx: &mut Ctx<'_>, node: NodeId, at_us: u64) {
+        let cluster = ctx.cluster();
+        let Some(ns) = self.nodes.get(&node) else { return };
+        let held: Vec<usize> = (0..ns.queue.len())
+            .filter(|&at| {
+                let (Some(h), Some(req)) = (ns.queue.hot().get(at), ns.queue.req(at)) else { return false };
+                self.views.get(h.view, cluster, req).am
+            })
+            .collect();
+        let mut moving: Vec<(NodeId, usize)> = Vec::new();
+        for at in held {
+            let (Some(h), Some(req)) = (ns.queue.hot().get(at), ns.queue.req(at)) else { continue };
+            let (need, _) = self.views.hold(h.view, cluster, req);
+            let target = self.all.iter().copied().find(|&n| {
+                let (Some(t), Some(c)) = (self.nodes.get(&n), cluster.node(n)) else { return false };
+                let cap = (self.cfg.max_am_share * c.capacity.vcores as f64).floor() as u32;
+                n != node
+                    && t.ams < cap
+                    && !moving.iter().any(|(m, _)| *m == n)
+                    && need.fits_in(&c.available().saturating_sub(&t.held))
+                    && Self::can_host(cluster, req, n)
+            });
+            if let Some(target) = target {
+                moving.push((target, at));
+            }
+        }
+        if moving.is_empty() {
+            return;
+        }
+        ctx.metrics.count("ams_rebound", moving.len() as u64);
+        self.freeze_snapshot(node);
+        // (last first, so the positions noted stay right)
+        let mut entries = Vec::with_capacity(moving.len());
+        for &(target, at) in moving.iter().rev() {
+            let Some(e) = self.nodes.get_mut(&node).and_then(|ns| ns.queue.remove(at)) else { continue };
+            if !e.probe {
+                self.nodes.sub_central_work(node, e.est_us);
+            }
+            entries.push((target, e));
+        }
+        for (target, e) in entries.into_iter().rev() {
+            self.freeze_snapshot(target);
+            if !e.probe {
+                self.nodes.add_central_work(target, e.est_us);
+            }
+            self.send(ctx, target, e, at_us);
         }
     }
 
