@@ -12,6 +12,16 @@ impl Hawk {
     pub(crate) fn am_cap(&self) -> u32 {
         ((self.cfg.max_am_share * self.window as f64).floor() as u32).max(1)
     }
+
+    /// Early binding (every task placed on one node: lwl, dlwl_srpt) also
+    /// caps each node's AMs, else a node full of AMs can hold the very
+    /// tasks they wait for; 0 (no cap) otherwise and on one-slot nodes.
+    fn node_am_cap(&self, cluster: &Cluster, node: NodeId) -> u32 {
+        if !self.central_places(false) {
+            return 0;
+        }
+        cluster.node(node).map_or(0, |n| (self.cfg.max_am_share * n.capacity.vcores as f64).floor() as u32)
+    }
 }
 
 /// What a get-task holds of a node when its job has nothing left to give:
@@ -155,14 +165,7 @@ impl Hawk {
         loop {
             let cluster = ctx.cluster();
             let am_full = self.ams >= self.am_cap();
-            // Early binding (every task placed on one node: lwl, dlwl_srpt)
-            // also caps each node's AMs, else a node full of AMs can hold the
-            // very tasks they wait for (one-slot nodes: the cluster's cap only)
-            let node_am_cap = if self.central_places(false) {
-                cluster.node(node).map_or(0, |n| (self.cfg.max_am_share * n.capacity.vcores as f64).floor() as u32)
-            } else {
-                0
-            };
+            let node_am_cap = self.node_am_cap(cluster, node);
             let Config { order, starvation_factor, .. } = self.cfg;
             if self.selection_idle(cluster, node, am_full, node_am_cap) {
                 return;
@@ -186,10 +189,10 @@ impl Hawk {
                         continue;
                     }
                 } else if !node_full {
-                    // every entry is an AM held back by the share (a node at
-                    // its own cap is served again when one of its AMs ends)
+                    // every entry is an AM held back by the share
                     self.am_blocked.insert(node);
                 } else if !am_full {
+                    // held back by the node's own cap only: they move
                     self.rebind_held_ams(ctx, node, at_us);
                 }
                 return;
@@ -280,9 +283,8 @@ impl Hawk {
             let (need, _) = self.views.hold(h.view, cluster, req);
             let target = self.all.iter().copied().find(|&n| {
                 let (Some(t), Some(c)) = (self.nodes.get(&n), cluster.node(n)) else { return false };
-                let cap = (self.cfg.max_am_share * c.capacity.vcores as f64).floor() as u32;
                 n != node
-                    && t.ams < cap
+                    && t.ams < self.node_am_cap(cluster, n)
                     && !moving.iter().any(|(m, _)| *m == n)
                     && need.fits_in(&c.available().saturating_sub(&t.held))
                     && Self::can_host(cluster, req, n)
