@@ -147,7 +147,8 @@ const DENSE_IDS: u32 = 1 << 16;
 #[derive(Clone, Debug, Default)]
 pub(crate) struct NodeTable {
     dense: Vec<Option<NodeState>>,
-    /// By dense id: the node's LWL figures, kept equal to its state's.
+    /// By dense id (as long as `dense`; sparse ids fall outside it): the
+    /// node's LWL figures, kept equal to its state's.
     lwl: Vec<LwlCell>,
     sparse: BTreeMap<NodeId, NodeState>,
     len: usize,
@@ -222,7 +223,7 @@ impl NodeTable {
     /// mirror when it holds it; `u64::MAX` without a node.
     #[inline]
     pub fn waiting_us(&self, id: NodeId, at_us: u64, two_d: u64) -> u64 {
-        let cell = self.lwl.get(id.0 as usize).filter(|_| id.0 < DENSE_IDS);
+        let cell = self.lwl.get(id.0 as usize);
         let w = match cell {
             Some(c) if c.runs == 0 => c.work_us,
             Some(c) if c.runs == 1 => c
@@ -245,7 +246,7 @@ impl NodeTable {
         let Some(ns) = self.get_mut(&id) else { return };
         f(ns);
         let cell = LwlCell::of(ns);
-        if let Some(c) = self.lwl.get_mut(id.0 as usize).filter(|_| id.0 < DENSE_IDS) {
+        if let Some(c) = self.lwl.get_mut(id.0 as usize) {
             *c = cell;
         }
     }
