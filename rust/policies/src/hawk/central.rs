@@ -2,7 +2,7 @@
 //! general partition, on estimates, for long jobs (Hawk) or for every job
 //! (the centralized baseline, `central=all`).
 
-use super::{Entry, Hawk, Req};
+use super::{Entry, Hawk, Pool, Req};
 use sojourn_core::{Ctx, NodeId};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -14,6 +14,16 @@ impl Hawk {
     /// runs one (the authors' simulator). Short probes are invisible to it.
     pub(crate) fn waiting_us(&self, node: NodeId, at_us: u64) -> u64 {
         self.nodes.waiting_us(node, at_us, 2 * self.cfg.delay_us)
+    }
+
+    /// The nodes the central scheduler places a task on: long ones on the
+    /// general partition (when there is one), others anywhere.
+    pub(crate) fn central_pool(&self, long: bool) -> &Pool {
+        if long && !self.general.is_empty() {
+            &self.general
+        } else {
+            &self.all
+        }
     }
 
     /// H5 step 2: each of `k` tasks of `req` to the node with the least
@@ -28,8 +38,7 @@ impl Hawk {
         est_us: u64,
         at_us: u64,
     ) -> u32 {
-        let pool = if long && !self.general.is_empty() { &self.general } else { &self.all };
-        let hosts = self.hosts(ctx.cluster(), req, pool);
+        let hosts = self.hosts(ctx.cluster(), req, self.central_pool(long));
         if hosts.is_empty() || k == 0 {
             return 0;
         }

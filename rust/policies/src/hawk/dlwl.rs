@@ -97,8 +97,7 @@ impl Hawk {
         est_us: u64,
         at_us: u64,
     ) -> u32 {
-        let pool = if long && !self.general.is_empty() { &self.general } else { &self.all };
-        let hosts = self.hosts(ctx.cluster(), req, pool);
+        let hosts = self.hosts(ctx.cluster(), req, self.central_pool(long));
         if hosts.is_empty() || k == 0 {
             return 0;
         }

@@ -262,7 +262,9 @@ impl Hawk {
 
     /// Early binding's AMs held at `node`, which is at its own AM cap
     /// while the cluster's share has room, each go to the lowest-id other
-    /// node that is below its cap and could start it now (one per node).
+    /// node of the central scheduler's pool for it (a long AM stays out of
+    /// the short partition) that is below its cap and could start it now
+    /// (one per node).
     /// Else they wait for one of this node's AMs to end, which in an RM
     /// whose jobs run for hours (or a benchmark whose tasks never end) may
     /// be never, while the rest of the cluster is free: DLWL binds the AMs
@@ -281,7 +283,7 @@ impl Hawk {
         for at in held {
             let (Some(h), Some(req)) = (ns.queue.hot().get(at), ns.queue.req(at)) else { continue };
             let (need, _) = self.views.hold(h.view, cluster, req);
-            let target = self.all.iter().copied().find(|&n| {
+            let target = self.central_pool(h.long).iter().copied().find(|&n| {
                 let (Some(t), Some(c)) = (self.nodes.get(&n), cluster.node(n)) else { return false };
                 n != node
                     && t.ams < self.node_am_cap(cluster, n)
@@ -301,9 +303,17 @@ impl Hawk {
         // (last first, so the positions noted stay right)
         let mut entries = Vec::with_capacity(moving.len());
         for &(target, at) in moving.iter().rev() {
-            let Some(e) = self.nodes.get_mut(&node).and_then(|ns| ns.queue.remove(at)) else { continue };
+            let Some(ns) = self.nodes.get_mut(&node) else { continue };
+            let Some(e) = ns.queue.remove(at) else { continue };
+            if e.long {
+                ns.queued_long = ns.queued_long.saturating_sub(1);
+                ns.no_dead_probes = false;
+            }
             if !e.probe {
                 self.nodes.sub_central_work(node, e.est_us);
+                if e.long {
+                    self.unassign_long(node);
+                }
             }
             entries.push((target, e));
         }
@@ -311,6 +321,9 @@ impl Hawk {
             self.freeze_snapshot(target);
             if !e.probe {
                 self.nodes.add_central_work(target, e.est_us);
+                if e.long {
+                    self.assign_long(target);
+                }
             }
             self.send(ctx, target, e, at_us);
         }
