@@ -36,10 +36,9 @@ pub struct NodeState {
     central_runs: CentralRuns,
     /// In the short partition.
     pub short: bool,
-    /// No short probe of a req without tasks left in the part of the queue
-    /// SRPT scans: set by a selection (which purged them), cleared when one
-    /// may have appeared ([`super::views`]).
-    pub no_dead_probes: bool,
+    /// Which of the queue's short probes may be dead (their req has no
+    /// task left), by ask slot ([`super::views`]).
+    pub dead: DeadProbes,
     /// Which registration of the node this is: what was sent to an earlier
     /// one (before the node left and came back) is lost.
     pub epoch: u64,
@@ -49,6 +48,69 @@ impl NodeState {
     /// A node's state at its registration number `epoch`.
     pub fn new(epoch: u64) -> NodeState {
         NodeState { epoch, ..NodeState::default() }
+    }
+}
+
+/// A filter over the ask slots of the short probes in a node's queue that
+/// may be dead (their req has no task left, so SRPT's selection purges
+/// them, §5 E3): a slot's bit (its number mod 64) is set when one of its
+/// probes at the node may have died, so a probe whose bit is clear is
+/// alive and the selection need not read its ask. `scanned` covers the
+/// part of the queue SRPT scans (before the first long entry), `queue` all
+/// of it. Trusted only while the views track every req's end
+/// (`AskViews::busy_skip`); a new node starts with every bit set.
+#[derive(Clone, Copy, Debug)]
+pub struct DeadProbes {
+    scanned: u64,
+    queue: u64,
+}
+
+impl Default for DeadProbes {
+    fn default() -> DeadProbes {
+        DeadProbes { scanned: u64::MAX, queue: u64::MAX }
+    }
+}
+
+impl DeadProbes {
+    /// The bit of ask slot `slot`.
+    #[inline]
+    pub fn bit(slot: u32) -> u64 {
+        1 << (slot % 64)
+    }
+
+    /// A probe of slot `slot` in the queue may have died.
+    pub fn died(&mut self, slot: u32) {
+        self.scanned |= Self::bit(slot);
+        self.queue |= Self::bit(slot);
+    }
+
+    /// A long entry left the queue: the entries behind it are scanned now.
+    pub fn exposed(&mut self) {
+        self.scanned |= self.queue;
+    }
+
+    /// A selection purged every dead probe it scanned, which was the whole
+    /// queue when `whole`.
+    pub fn purged(&mut self, whole: bool) {
+        self.scanned = 0;
+        if whole {
+            self.queue = 0;
+        }
+    }
+
+    /// No probe in the scanned part may be dead.
+    pub fn none_scanned(&self) -> bool {
+        self.scanned == 0
+    }
+
+    /// The slots' bits a selection must check: of the scanned part (SRPT
+    /// over short entries) or of the whole queue (`whole`, over every entry).
+    pub fn filter(&self, whole: bool) -> u64 {
+        if whole {
+            self.queue
+        } else {
+            self.scanned
+        }
     }
 }
 

@@ -172,9 +172,12 @@ impl Hawk {
             }
             let Some(ns) = self.nodes.get_mut(&node) else { return };
             let node_full = node_am_cap > 0 && ns.ams >= node_am_cap;
+            // (the filter holds only while the views see every req's end)
+            let whole = order == Order::SrptAll;
+            let dead = if self.views.busy_skip { ns.dead.filter(whole) } else { u64::MAX };
             let (pick, purged) =
-                srpt::select(&mut ns.queue, order, starvation_factor, cluster, &self.views, am_full || node_full);
-            ns.no_dead_probes = true;
+                srpt::select(&mut ns.queue, order, starvation_factor, cluster, &self.views, am_full || node_full, dead);
+            ns.dead.purged(whole || ns.queued_long == 0);
             let empty = ns.queue.is_empty();
             if !purged.is_empty() {
                 ctx.metrics.count("probes_purged", purged.len() as u64);
@@ -212,7 +215,7 @@ impl Hawk {
                 if e.long {
                     // (probes behind it are now scanned: some may be dead)
                     ns.queued_long = ns.queued_long.saturating_sub(1);
-                    ns.no_dead_probes = false;
+                    ns.dead.exposed();
                 }
                 if !e.probe {
                     self.nodes.sub_central_work(node, e.est_us);
@@ -232,7 +235,7 @@ impl Hawk {
             let Some(e) = ns.queue.remove(at) else { return };
             if e.long {
                 ns.queued_long = ns.queued_long.saturating_sub(1);
-                ns.no_dead_probes = false;
+                ns.dead.exposed();
             }
             if order != Order::Fifo && gets_task {
                 // §2.5: the task bypasses every entry in front of its own
@@ -307,7 +310,7 @@ impl Hawk {
             let Some(e) = ns.queue.remove(at) else { continue };
             if e.long {
                 ns.queued_long = ns.queued_long.saturating_sub(1);
-                ns.no_dead_probes = false;
+                ns.dead.exposed();
             }
             if !e.probe {
                 self.nodes.sub_central_work(node, e.est_us);

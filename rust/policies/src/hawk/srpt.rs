@@ -7,7 +7,7 @@
 //! the core's ask (the authors' simulator applies the scheduler's update
 //! 2d after each hand-out; the difference is at most one get-task).
 
-use super::nodes::{EntryQueue, Hot};
+use super::nodes::{DeadProbes, EntryQueue, Hot};
 use super::views::AskView;
 use super::{views::AskViews, Entry, Order};
 use sojourn_core::Cluster;
@@ -26,6 +26,13 @@ use std::collections::VecDeque;
 ///   long), the head.
 /// - `SrptAll` (DLWL+SRPT): the same over every entry, long ones too, with
 ///   a strict `<` slack test (§2.7, the authors' simulator).
+///
+/// `dead`: the bits ([`DeadProbes::bit`]) of the ask slots whose probes in
+/// the scanned part may be dead (`u64::MAX`: any). An entry that is not
+/// such a probe and could not be chosen (its estimate exceeds the least
+/// slack in front of it, or it is a live probe whose estimate alone is no
+/// less than the best remaining time so far) adds only its slack: its ask
+/// is not read.
 pub(crate) fn select(
     queue: &mut EntryQueue,
     order: Order,
@@ -33,6 +40,7 @@ pub(crate) fn select(
     cluster: &Cluster,
     views: &AskViews,
     am_full: bool,
+    dead: u64,
 ) -> (Option<usize>, Vec<Entry>) {
     let held = |queue: &EntryQueue, at: usize, view: u32| {
         am_full && queue.req(at).is_some_and(|req| views.get(view, cluster, req).am)
@@ -43,8 +51,15 @@ pub(crate) fn select(
     if order == Order::Fifo {
         return (first_not_held(queue), purged);
     }
-    let mut s =
-        Scan { all: order == Order::SrptAll, am_full, factor, chosen: None, best: u64::MAX, min_slack: f64::INFINITY };
+    let mut s = Scan {
+        all: order == Order::SrptAll,
+        am_full,
+        factor,
+        dead,
+        chosen: None,
+        best: u64::MAX,
+        min_slack: f64::INFINITY,
+    };
     // The scan walks the queue without moving it, noting the probes to
     // purge (their positions, in order); an entry's index is its place once
     // they are gone. The entries that need more than the packed views (a
@@ -86,6 +101,8 @@ struct Scan {
     all: bool,
     am_full: bool,
     factor: f64,
+    /// [`select`]'s `dead`.
+    dead: u64,
     chosen: Option<usize>,
     best: u64,
     min_slack: f64,
@@ -101,6 +118,20 @@ impl Scan {
             if e.long && !self.all {
                 return None;
             }
+            // A short probe outside the filter is alive: at least one task
+            // left, so its remaining time is at least its estimate.
+            let short_probe = e.probe && !e.long;
+            let alive = !short_probe || (self.dead & DeadProbes::bit(e.view)) == 0;
+            let outrun = short_probe && self.chosen.is_some() && e.est_us >= self.best;
+            if alive && (outrun || !self.may_bypass(e.est_us)) {
+                debug_assert!(
+                    !(e.probe && !e.long && views.packed(e.view).is_some_and(|v| v.unlaunched == 0)),
+                    "a dead probe of slot {} outside the filter",
+                    e.view
+                );
+                self.add_slack(e);
+                continue;
+            }
             let view = match views.packed(e.view) {
                 Some(view) if !(e.probe && !e.long && view.unlaunched == 0) => view,
                 _ => return Some(at),
@@ -115,14 +146,29 @@ impl Scan {
     /// has less remaining time than the best so far (ties to the front).
     fn take(&mut self, e: &Hot, view: AskView, at: usize) {
         let remaining = e.est_us.saturating_mul(view.unlaunched as u64);
-        let est = e.est_us as f64;
-        let may_bypass = if self.all { est < self.min_slack } else { est <= self.min_slack };
-        if may_bypass && !(self.am_full && view.am) && (self.chosen.is_none() || remaining < self.best) {
+        if self.may_bypass(e.est_us) && !(self.am_full && view.am) && (self.chosen.is_none() || remaining < self.best) {
             self.chosen = Some(at);
             self.best = remaining;
         }
+        self.add_slack(e);
+    }
+
+    /// Whether an entry of estimate `est_us` fits the least slack in front.
+    #[inline]
+    fn may_bypass(&self, est_us: u64) -> bool {
+        let est = est_us as f64;
+        if self.all {
+            est < self.min_slack
+        } else {
+            est <= self.min_slack
+        }
+    }
+
+    /// Entry `e`'s slack bounds what may bypass it.
+    #[inline]
+    fn add_slack(&mut self, e: &Hot) {
         // (as `f64::min`: a NaN slack keeps the minimum, and ±0 compare equal)
-        let slack = self.factor * est - e.bypass_us as f64;
+        let slack = self.factor * e.est_us as f64 - e.bypass_us as f64;
         if slack < self.min_slack {
             // (rare past the first entries: a branch, not a select the next
             // entry's comparison would wait for)

@@ -186,8 +186,8 @@ impl Default for AskViews {
 
 /// A busy node's selection is skipped when it would change nothing: it
 /// would purge nothing (no short probe of a req without tasks left in the
-/// scanned part: `NodeState::no_dead_probes`, cleared whenever one may
-/// appear there) and the entry it picks could not start anyway (the node
+/// scanned part: `NodeState::dead`, marked whenever one may appear
+/// there) and the entry it picks could not start anyway (the node
 /// has no vcore left, and every ask needs one). Each probe arrival at a
 /// busy node otherwise rescans its queue, which at data-center scale grows
 /// to hundreds of entries.
@@ -235,7 +235,7 @@ impl Hawk {
         let Some(holders) = self.views.holders.get(slot as usize) else { return };
         for node in holders {
             if let Some(ns) = self.nodes.get_mut(node) {
-                ns.no_dead_probes = false;
+                ns.dead.died(slot);
             }
         }
     }
@@ -250,7 +250,7 @@ impl Hawk {
         let tracked = self.views.kept(e.view).is_some();
         if dead || !tracked {
             if let Some(ns) = self.nodes.get_mut(&node) {
-                ns.no_dead_probes = false;
+                ns.dead.died(e.view);
             }
         }
         if !tracked && (!dead || e.view == NO_VIEW) {
@@ -278,7 +278,7 @@ impl Hawk {
         }
         let (Some(ns), Some(n)) = (self.nodes.get(&node), cluster.node(node)) else { return false };
         let node_full = node_am_cap > 0 && ns.ams >= node_am_cap;
-        if !ns.no_dead_probes || node_full || ns.queue.is_empty() || n.capacity.vcores == 0 {
+        if !ns.dead.none_scanned() || node_full || ns.queue.is_empty() || n.capacity.vcores == 0 {
             return false;
         }
         if n.available().saturating_sub(&ns.held).vcores > 0 {
@@ -294,7 +294,7 @@ impl Hawk {
         let (Some(ns), Some(n)) = (self.nodes.get(&node), cluster.node(node)) else { return false };
         let mut queue = ns.queue.clone();
         let (pick, purged) =
-            srpt::select(&mut queue, self.cfg.order, self.cfg.starvation_factor, cluster, &self.views, false);
+            srpt::select(&mut queue, self.cfg.order, self.cfg.starvation_factor, cluster, &self.views, false, u64::MAX);
         let Some(req) = pick.and_then(|at| queue.req(at)) else { return false };
         let need = match Hawk::ask_of(cluster, req) {
             Some(a) if a.outstanding > 0 => a.ask.capability,
