@@ -485,6 +485,7 @@ impl Hawk {
     pub(crate) fn steal_from(&mut self, victim: NodeId) -> Vec<Entry> {
         let limit = self.cfg.steal_limit as usize;
         let Some(ns) = self.nodes.get_mut(&victim) else { return Vec::new() };
+        debug_assert_eq!(ns.queued_long as usize, ns.queue.hot().iter().filter(|h| h.long).count(), "{victim}");
         if ns.running_long == 0 && ns.queued_long == 0 {
             // nothing long to steal from behind (and no queue to walk)
             return Vec::new();

@@ -186,6 +186,7 @@ fn a_steal_takes_only_the_run_after_a_long_entry() {
     let n = sojourn_core::NodeId(0);
     let st = h.nodes.get_or_default(n);
     st.queue.extend([e(false), e(false), e(true), e(false), e(false), e(true), e(false)]);
+    st.queued_long = 2;
     st.running_short = 1;
     let taken = h.steal_from(n);
     assert_eq!(taken.len(), 2, "the two shorts between the two long entries");
