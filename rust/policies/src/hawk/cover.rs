@@ -163,7 +163,7 @@ impl Hawk {
     /// An entry that will never be served (its node left): the req's live
     /// count drops, and the caller tops the req up.
     pub(crate) fn lose(&mut self, entry: &Entry) {
-        if let Some(st) = self.reqs.get_mut(&entry.req) {
+        if let Some(st) = self.reqs.get_mut_at(entry.view, &entry.req) {
             st.live = st.live.saturating_sub(1);
         }
     }

@@ -62,7 +62,7 @@ impl Policy for Hawk {
             }
             Event::AppRemoved { app } => {
                 let reqs: Vec<Req> =
-                    self.reqs.range((*app, Priority(0))..=(*app, Priority(u32::MAX))).map(|(r, _)| *r).collect();
+                    self.reqs.range((*app, Priority(0))..=(*app, Priority(u32::MAX))).copied().collect();
                 for r in reqs {
                     if let Some(st) = self.reqs.remove(&r) {
                         self.app_gone(*app, st.view);

@@ -189,6 +189,7 @@ mod events;
 mod nodes;
 mod pending;
 mod queues;
+mod reqs;
 mod srpt;
 mod sss;
 mod views;
@@ -334,7 +335,7 @@ pub struct Hawk {
     /// the most tasks of one req covered by entries at a time.
     window: u32,
     layout_stale: bool,
-    pub(crate) reqs: BTreeMap<Req, ReqState>,
+    pub(crate) reqs: reqs::ReqTable,
     /// Reqs with fewer live entries than outstanding tasks that could not be
     /// topped up (no node can hold them, or a get-task was refused): retried
     /// at the next scheduling opportunity.
@@ -384,7 +385,7 @@ impl Hawk {
             min_capacity: Resources::ZERO,
             window: 0,
             layout_stale: true,
-            reqs: BTreeMap::new(),
+            reqs: reqs::ReqTable::default(),
             starved: BTreeSet::new(),
             refill: BTreeSet::new(),
             running: BTreeMap::new(),

@@ -348,7 +348,7 @@ impl Hawk {
         index: usize,
         at_us: u64,
     ) -> bool {
-        if let Some(st) = self.reqs.get_mut(&e.req) {
+        if let Some(st) = self.reqs.get_mut_at(e.view, &e.req) {
             st.live = st.live.saturating_sub(1);
         }
         // an AM get-task counts against the share until it is answered; a
@@ -392,7 +392,7 @@ impl Hawk {
                 let run = Run { app, node, long: e.long, central: !e.probe, am, est_us: e.est_us, start_us: at_us };
                 self.record(container, run);
                 // a req above the window gets its next entries as tasks start
-                let live = self.reqs.get(&e.req).map_or(u32::MAX, |r| r.live);
+                let live = self.reqs.get_at(e.view, &e.req).map_or(u32::MAX, |r| r.live);
                 if Self::ask_of(ctx.cluster(), e.req).is_some_and(|a| self.to_cover(a.outstanding) > live) {
                     self.refill.insert(e.req);
                 }
@@ -421,7 +421,7 @@ impl Hawk {
                             ctx.metrics.count("sticky_probes", 1);
                         }
                     }
-                    if let (Some(ns), Some(st)) = (self.nodes.get_mut(&node), self.reqs.get_mut(&e.req)) {
+                    if let (Some(ns), Some(st)) = (self.nodes.get_mut(&node), self.reqs.get_mut_at(e.view, &e.req)) {
                         st.live = st.live.saturating_add(1);
                         e.arrived_us = at_us;
                         let at = index.min(ns.queue.len());

@@ -105,7 +105,7 @@ impl Hawk {
     /// of the job's and redraws the probe on it (round 2), or sends it to
     /// the short partition (round 3, never rejected).
     pub(crate) fn rejected(&mut self, ctx: &mut Ctx<'_>, mut entry: Entry, bits: Option<(u64, Bits)>, at_us: u64) {
-        let Some(st) = self.reqs.get_mut(&entry.req) else { return };
+        let Some(st) = self.reqs.get_mut_at(entry.view, &entry.req) else { return };
         if let Some((version, b)) = bits {
             if st.fresh.as_ref().is_none_or(|(v, _)| *v < version) {
                 st.fresh = Some((version, b));
