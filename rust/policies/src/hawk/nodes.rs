@@ -51,65 +51,97 @@ impl NodeState {
     }
 }
 
-/// A filter over the ask slots of the short probes in a node's queue that
-/// may be dead (their req has no task left, so SRPT's selection purges
-/// them, §5 E3): a slot's bit (its number mod 64) is set when one of its
-/// probes at the node may have died, so a probe whose bit is clear is
-/// alive and the selection need not read its ask. `scanned` covers the
-/// part of the queue SRPT scans (before the first long entry), `queue` all
-/// of it. Trusted only while the views track every req's end
-/// (`AskViews::busy_skip`); a new node starts with every bit set.
+/// A set of ask slots as a 1,024-bit filter (a slot's bit is its number
+/// mod 1,024): a clear bit means the slot is not in the set; a set bit, that
+/// it may be. (At 64 bits the filter of a node with a long queue filled up
+/// between two selections, and every probe's ask was read again.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlotBits([u64; 16]);
+
+impl SlotBits {
+    pub const NONE: SlotBits = SlotBits([0; 16]);
+    pub const ALL: SlotBits = SlotBits([u64::MAX; 16]);
+
+    #[inline]
+    fn at(slot: u32) -> (usize, u64) {
+        (((slot / 64) % 16) as usize, 1 << (slot % 64))
+    }
+
+    pub fn insert(&mut self, slot: u32) {
+        let (w, b) = Self::at(slot);
+        self.0[w] |= b;
+    }
+
+    #[inline]
+    pub fn contains(&self, slot: u32) -> bool {
+        let (w, b) = Self::at(slot);
+        self.0[w] & b != 0
+    }
+
+    pub fn union(&mut self, other: &SlotBits) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a |= b;
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|w| *w == 0)
+    }
+}
+
+/// The ask slots of the short probes in a node's queue that may be dead
+/// (their req has no task left, so SRPT's selection purges them, §5 E3): a
+/// slot enters when one of its probes at the node may have died, so a probe
+/// whose slot is not in it is alive and the selection need not read its
+/// ask. `scanned` covers the part of the queue SRPT scans (before the first
+/// long entry), `queue` all of it. Trusted only while the views track every
+/// req's end (`AskViews::busy_skip`); a new node starts with every slot.
 #[derive(Clone, Copy, Debug)]
 pub struct DeadProbes {
-    scanned: u64,
-    queue: u64,
+    scanned: SlotBits,
+    queue: SlotBits,
 }
 
 impl Default for DeadProbes {
     fn default() -> DeadProbes {
-        DeadProbes { scanned: u64::MAX, queue: u64::MAX }
+        DeadProbes { scanned: SlotBits::ALL, queue: SlotBits::ALL }
     }
 }
 
 impl DeadProbes {
-    /// The bit of ask slot `slot`.
-    #[inline]
-    pub fn bit(slot: u32) -> u64 {
-        1 << (slot % 64)
-    }
-
     /// A probe of slot `slot` in the queue may have died.
     pub fn died(&mut self, slot: u32) {
-        self.scanned |= Self::bit(slot);
-        self.queue |= Self::bit(slot);
+        self.scanned.insert(slot);
+        self.queue.insert(slot);
     }
 
     /// A long entry left the queue: the entries behind it are scanned now.
     pub fn exposed(&mut self) {
-        self.scanned |= self.queue;
+        let queue = self.queue;
+        self.scanned.union(&queue);
     }
 
     /// A selection purged every dead probe it scanned, which was the whole
     /// queue when `whole`.
     pub fn purged(&mut self, whole: bool) {
-        self.scanned = 0;
+        self.scanned = SlotBits::NONE;
         if whole {
-            self.queue = 0;
+            self.queue = SlotBits::NONE;
         }
     }
 
     /// No probe in the scanned part may be dead.
     pub fn none_scanned(&self) -> bool {
-        self.scanned == 0
+        self.scanned.is_empty()
     }
 
-    /// The slots' bits a selection must check: of the scanned part (SRPT
-    /// over short entries) or of the whole queue (`whole`, over every entry).
-    pub fn filter(&self, whole: bool) -> u64 {
+    /// The slots a selection must check: of the scanned part (SRPT over
+    /// short entries) or of the whole queue (`whole`, over every entry).
+    pub fn filter(&self, whole: bool) -> &SlotBits {
         if whole {
-            self.queue
+            &self.queue
         } else {
-            self.scanned
+            &self.scanned
         }
     }
 }
@@ -498,5 +530,32 @@ impl FromIterator<Entry> for EntryQueue {
         let mut q = EntryQueue::default();
         q.extend(iter);
         q
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{DeadProbes, SlotBits};
+
+    /// A slot that died is in both parts; a selection clears the scanned
+    /// part (and the queue's when it scanned all of it); a long entry
+    /// leaving brings back only the queue's slots; slots 1,024 apart share
+    /// a bit, others do not.
+    #[test]
+    fn dead_probes_follow_deaths_selections_and_exposure() {
+        let mut d = DeadProbes::default();
+        assert!(!d.none_scanned(), "a new node may hold anything");
+        d.purged(true);
+        assert!(d.none_scanned() && d.filter(true).is_empty());
+        d.died(7);
+        assert!(d.filter(false).contains(7) && d.filter(true).contains(7));
+        assert!(!d.filter(false).contains(8) && d.filter(false).contains(7 + 1024));
+        d.purged(false);
+        assert!(d.none_scanned() && d.filter(true).contains(7), "a dead probe may remain behind a long entry");
+        d.exposed();
+        assert!(d.filter(false).contains(7) && !d.filter(false).contains(9));
+        d.purged(true);
+        d.exposed();
+        assert!(d.none_scanned() && *d.filter(true) == SlotBits::NONE);
     }
 }

@@ -171,8 +171,10 @@ fn check_views(d: &Driver, name: &str, kv: &[(&str, &str)]) -> Result<(), TestCa
             let mut viewed = ns.queue.clone();
             let mut read = ns.queue.iter().map(|e| e.viewed(NO_VIEW)).collect();
             let (order, factor) = (h.cfg.order, h.cfg.starvation_factor);
-            let (pick, purged) = srpt::select(&mut viewed, order, factor, cluster, &h.views, am_full, u64::MAX);
-            let (pick_read, purged_read) = srpt::select(&mut read, order, factor, cluster, &h.views, am_full, u64::MAX);
+            let (pick, purged) =
+                srpt::select(&mut viewed, order, factor, cluster, &h.views, am_full, &super::nodes::SlotBits::ALL);
+            let (pick_read, purged_read) =
+                srpt::select(&mut read, order, factor, cluster, &h.views, am_full, &super::nodes::SlotBits::ALL);
             let reqs = |q: &mut dyn Iterator<Item = super::Entry>| q.map(|e| e.req).collect::<Vec<_>>();
             prop_assert_eq!(pick, pick_read, "{} {:?}: the pick at {}", name, kv, node);
             prop_assert_eq!(

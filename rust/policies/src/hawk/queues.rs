@@ -3,6 +3,7 @@
 //! with Eagle's SSS routing ([`super::sss`]), SBP and the SRPT order
 //! ([`super::srpt`]) where the configuration asks for them.
 
+use super::nodes::SlotBits;
 use super::{srpt, Config, Entry, Hawk, Order, Pending, Pool, Req, Run};
 use sojourn_core::{Cluster, Ctx, NodeId, Refusal, Resources, Rng};
 
@@ -174,7 +175,7 @@ impl Hawk {
             let node_full = node_am_cap > 0 && ns.ams >= node_am_cap;
             // (the filter holds only while the views see every req's end)
             let whole = order == Order::SrptAll;
-            let dead = if self.views.busy_skip { ns.dead.filter(whole) } else { u64::MAX };
+            let dead = if self.views.busy_skip { ns.dead.filter(whole) } else { &SlotBits::ALL };
             let (pick, purged) =
                 srpt::select(&mut ns.queue, order, starvation_factor, cluster, &self.views, am_full || node_full, dead);
             ns.dead.purged(whole || ns.queued_long == 0);

@@ -7,7 +7,7 @@
 //! the core's ask (the authors' simulator applies the scheduler's update
 //! 2d after each hand-out; the difference is at most one get-task).
 
-use super::nodes::{DeadProbes, EntryQueue, Hot};
+use super::nodes::{EntryQueue, Hot, SlotBits};
 use super::views::AskView;
 use super::{views::AskViews, Entry, Order};
 use sojourn_core::Cluster;
@@ -27,8 +27,8 @@ use std::collections::VecDeque;
 /// - `SrptAll` (DLWL+SRPT): the same over every entry, long ones too, with
 ///   a strict `<` slack test (§2.7, the authors' simulator).
 ///
-/// `dead`: the bits ([`DeadProbes::bit`]) of the ask slots whose probes in
-/// the scanned part may be dead (`u64::MAX`: any). An entry that is not
+/// `dead`: the ask slots whose probes in the scanned part may be dead
+/// ([`SlotBits::ALL`]: any). An entry that is not
 /// such a probe and could not be chosen (its estimate exceeds the least
 /// slack in front of it, or it is a live probe whose estimate alone is no
 /// less than the best remaining time so far) adds only its slack: its ask
@@ -40,7 +40,7 @@ pub(crate) fn select(
     cluster: &Cluster,
     views: &AskViews,
     am_full: bool,
-    dead: u64,
+    dead: &SlotBits,
 ) -> (Option<usize>, Vec<Entry>) {
     let held = |queue: &EntryQueue, at: usize, view: u32| {
         am_full && queue.req(at).is_some_and(|req| views.get(view, cluster, req).am)
@@ -55,7 +55,7 @@ pub(crate) fn select(
         all: order == Order::SrptAll,
         am_full,
         factor,
-        dead,
+        dead: *dead,
         chosen: None,
         best: u64::MAX,
         min_slack: f64::INFINITY,
@@ -102,7 +102,7 @@ struct Scan {
     am_full: bool,
     factor: f64,
     /// [`select`]'s `dead`.
-    dead: u64,
+    dead: SlotBits,
     chosen: Option<usize>,
     best: u64,
     min_slack: f64,
@@ -121,7 +121,7 @@ impl Scan {
             // A short probe outside the filter is alive: at least one task
             // left, so its remaining time is at least its estimate.
             let short_probe = e.probe && !e.long;
-            let alive = !short_probe || (self.dead & DeadProbes::bit(e.view)) == 0;
+            let alive = !short_probe || !self.dead.contains(e.view);
             let outrun = short_probe && self.chosen.is_some() && e.est_us >= self.best;
             if alive && (outrun || !self.may_bypass(e.est_us)) {
                 debug_assert!(

@@ -12,6 +12,7 @@
 //! app's view falls back to the core (an app id seen again must not read
 //! what the old app left).
 
+use super::nodes::SlotBits;
 use super::queues::NO_TASK_HOLD;
 use super::{srpt, Hawk, Order, Req};
 use sojourn_core::{AppId, Ask, Cluster, NodeId, Phase, Resources};
@@ -293,8 +294,15 @@ impl Hawk {
     pub(crate) fn selection_changes_nothing(&self, cluster: &Cluster, node: NodeId) -> bool {
         let (Some(ns), Some(n)) = (self.nodes.get(&node), cluster.node(node)) else { return false };
         let mut queue = ns.queue.clone();
-        let (pick, purged) =
-            srpt::select(&mut queue, self.cfg.order, self.cfg.starvation_factor, cluster, &self.views, false, u64::MAX);
+        let (pick, purged) = srpt::select(
+            &mut queue,
+            self.cfg.order,
+            self.cfg.starvation_factor,
+            cluster,
+            &self.views,
+            false,
+            &SlotBits::ALL,
+        );
         let Some(req) = pick.and_then(|at| queue.req(at)) else { return false };
         let need = match Hawk::ask_of(cluster, req) {
             Some(a) if a.outstanding > 0 => a.ask.capability,
