@@ -211,19 +211,7 @@ impl Hawk {
                 if !picked.probe {
                     self.freeze_snapshot(node);
                 }
-                let Some(ns) = self.nodes.get_mut(&node) else { return };
-                let Some(e) = ns.queue.remove(at) else { return };
-                if e.long {
-                    // (probes behind it are now scanned: some may be dead)
-                    ns.queued_long = ns.queued_long.saturating_sub(1);
-                    ns.dead.exposed();
-                }
-                if !e.probe {
-                    self.nodes.sub_central_work(node, e.est_us);
-                    if e.long {
-                        self.unassign_long(node);
-                    }
-                }
+                let Some(e) = self.withdraw(node, at) else { return };
                 self.lose(&e);
                 self.starved.insert(e.req);
                 continue;
@@ -262,6 +250,26 @@ impl Hawk {
                 );
             }
         }
+    }
+
+    /// Takes the entry at `at` out of `node`'s queue without serving it:
+    /// a central task no longer waits there (nor holds the node's SSS bit
+    /// if long).
+    fn withdraw(&mut self, node: NodeId, at: usize) -> Option<Entry> {
+        let ns = self.nodes.get_mut(&node)?;
+        let e = ns.queue.remove(at)?;
+        if e.long {
+            // (probes behind it are now scanned: some may be dead)
+            ns.queued_long = ns.queued_long.saturating_sub(1);
+            ns.dead.exposed();
+        }
+        if !e.probe {
+            self.nodes.sub_central_work(node, e.est_us);
+            if e.long {
+                self.unassign_long(node);
+            }
+        }
+        Some(e)
     }
 
     /// Early binding's AMs held at `node`, which is at its own AM cap
@@ -307,18 +315,7 @@ impl Hawk {
         // (last first, so the positions noted stay right)
         let mut entries = Vec::with_capacity(moving.len());
         for &(target, at) in moving.iter().rev() {
-            let Some(ns) = self.nodes.get_mut(&node) else { continue };
-            let Some(e) = ns.queue.remove(at) else { continue };
-            if e.long {
-                ns.queued_long = ns.queued_long.saturating_sub(1);
-                ns.dead.exposed();
-            }
-            if !e.probe {
-                self.nodes.sub_central_work(node, e.est_us);
-                if e.long {
-                    self.unassign_long(node);
-                }
-            }
+            let Some(e) = self.withdraw(node, at) else { continue };
             entries.push((target, e));
         }
         for (target, e) in entries.into_iter().rev() {
