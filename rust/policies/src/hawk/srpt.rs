@@ -28,11 +28,10 @@ use std::collections::VecDeque;
 ///   a strict `<` slack test (§2.7, the authors' simulator).
 ///
 /// `dead`: the ask slots whose probes in the scanned part may be dead
-/// ([`SlotBits::ALL`]: any). An entry that is not
-/// such a probe and could not be chosen (its estimate exceeds the least
-/// slack in front of it, or it is a live probe whose estimate alone is no
-/// less than the best remaining time so far) adds only its slack: its ask
-/// is not read.
+/// ([`SlotBits::ALL`]: any). An entry that is not such a probe and could
+/// not be chosen (its estimate exceeds the least slack in front of it, or
+/// it is a live probe whose estimate alone is no less than the best
+/// remaining time so far) adds only its slack: its ask is not read.
 pub(crate) fn select(
     queue: &mut EntryQueue,
     order: Order,
