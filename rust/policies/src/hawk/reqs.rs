@@ -38,10 +38,8 @@ impl ReqTable {
 
     /// As [`ReqTable::get_at`], to change it.
     pub fn get_mut_at(&mut self, slot: u32, req: &Req) -> Option<&mut ReqState> {
-        if self.at(slot, req).is_some() {
-            return self.at_mut(slot, req);
-        }
-        self.get_mut(req)
+        let slot = if self.at(slot, req).is_some() { slot } else { *self.slots.get(req)? };
+        self.at_mut(slot, req)
     }
 
     fn at(&self, slot: u32, req: &Req) -> Option<&ReqState> {

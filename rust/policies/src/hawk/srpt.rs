@@ -77,7 +77,7 @@ pub(crate) fn select(
                 None => break,
             },
         };
-        if e.probe && !e.long && view.unlaunched == 0 {
+        if is_dead(&e, view) {
             dead.push(at);
         } else {
             s.take(&e, view, at - dead.len());
@@ -93,6 +93,12 @@ pub(crate) fn select(
     }
     purged.reverse();
     (chosen.or_else(|| first_not_held(queue)), purged)
+}
+
+/// Whether `e` is a short probe whose req has no task left (`view`): the
+/// selection purges it (§5 E3).
+fn is_dead(e: &Hot, view: AskView) -> bool {
+    e.probe && !e.long && view.unlaunched == 0
 }
 
 /// The SRPT scan's state.
@@ -124,7 +130,7 @@ impl Scan {
             let outrun = short_probe && self.chosen.is_some() && e.est_us >= self.best;
             if alive && (outrun || !self.may_bypass(e.est_us)) {
                 debug_assert!(
-                    !(e.probe && !e.long && views.packed(e.view).is_some_and(|v| v.unlaunched == 0)),
+                    !views.packed(e.view).is_some_and(|v| is_dead(e, v)),
                     "a dead probe of slot {} outside the filter",
                     e.view
                 );
@@ -132,7 +138,7 @@ impl Scan {
                 continue;
             }
             let view = match views.packed(e.view) {
-                Some(view) if !(e.probe && !e.long && view.unlaunched == 0) => view,
+                Some(view) if !is_dead(e, view) => view,
                 _ => return Some(at),
             };
             self.take(e, view, at - dead);
