@@ -105,6 +105,11 @@ final class DecisionApplier {
 
   private void reject(Protocol.Decision d, Protocol.Refused refused, List<ObjectNode> out) {
     rejections.incrementAndGet();
+    rejected(d, refused, out);
+  }
+
+  /** The follow-up event for {@code d}'s refusal; the caller counts it. */
+  private static void rejected(Protocol.Decision d, Protocol.Refused refused, List<ObjectNode> out) {
     LOG.debug("sojourn: rejected {} ({}): {}", d, refused.kind, refused.why);
     out.add(Protocol.rejected(d, refused.why, refused.kind));
   }
@@ -144,8 +149,11 @@ final class DecisionApplier {
     String why = "gang " + first.gang + " refused: " + refused.why;
     Protocol.Refused whole = refused.kind == Protocol.Refusal.NEVER ? Protocol.Refused.never(why)
         : refused.kind == Protocol.Refusal.ERROR ? Protocol.Refused.error(why) : Protocol.Refused.retry(why);
+    // Counted at once: the timer thread's steps run while the MXBean is read,
+    // and a reader must never see a gang refused in part.
+    rejections.addAndGet(gang.size());
     for (Protocol.Allocate m : gang) {
-      reject(m, whole, out);
+      rejected(m, whole, out);
     }
   }
 
