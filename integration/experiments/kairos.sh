@@ -231,22 +231,27 @@ c5_row() { # label, workload file, workload options, simulator flags, nodes (30)
 }
 class5_tail() {
   mkdir -p "$out/c5"
-  echo "## A class-5 job alone on the testbed (the trace's first, job 24), mean of seeds 1-5"
+  echo "## Each class's first job alone on the testbed, C's task model with and without spread (mean of seeds 1-5)"
   echo
-  echo "| the first class-5 job (job 24) alone on the 30 nodes | fifo (s) | kairos (s) | longest map + longest reduce (s) |"
-  echo "|---|---|---|---|"
-  awk 'NR == 25 { $1 = 1; print }' "$wl" >"$out/c5/alone"
-  for sp in 0 0.25; do
-    local f=0 k=0 ideal=0
-    for seed in 1 2 3 4 5; do
-      # shellcheck disable=SC2086
-      $sojourn compare --workload "kairos:$out/c5/alone:spread=$sp:overhead_s=5:seed=$seed" --node-vcores 4 --classes none \
-        -q --no-wall-clock --nodes 30 --node-memory-mb 40960 --policies fifo,kairos $C_SIM --out "$out/c5/alone-$sp-$seed" >/dev/null
-      f=$(tail -1 "$out/c5/alone-$sp-$seed/jobs-fifo.csv" | awk -F, -v a="$f" '{ print a + $6 }')
-      k=$(tail -1 "$out/c5/alone-$sp-$seed/jobs-kairos.csv" | awk -F, -v a="$k" '{ print a + $6 }')
-      ideal=$(tail -1 "$out/c5/alone-$sp-$seed/jobs-fifo.csv" | awk -F, -v a="$ideal" '{ print a + $12 }')
+  echo "| class (trace line; Table 4.1 alone) | fifo, spread 0 | fifo, spread 0.25 (C) | kairos, spread 0 | kairos, spread 0.25 (C) |"
+  echo "|---|---|---|---|---|"
+  for cl in "1:4:85" "2:3:201" "3:1:239" "4:40:308" "5:25:1175"; do
+    local c=${cl%%:*} line table acc=""
+    line=${cl#*:}; table=${line#*:}; line=${line%%:*}
+    awk -v n="$line" 'NR == n { $1 = 1; print }' "$wl" >"$out/c5/alone-$c"
+    for sp in 0 0.25; do
+      local f=0 k=0
+      for seed in 1 2 3 4 5; do
+        local o="$out/c5/alone-$c-$sp-$seed"
+        # shellcheck disable=SC2086
+        $sojourn compare --workload "kairos:$out/c5/alone-$c:spread=$sp:overhead_s=5:seed=$seed" --node-vcores 4 \
+          --classes none -q --no-wall-clock --nodes 30 --node-memory-mb 40960 --policies fifo,kairos $C_SIM --out "$o" >/dev/null
+        f=$(tail -1 "$o/jobs-fifo.csv" | awk -F, -v a="$f" '{ print a + $6 }')
+        k=$(tail -1 "$o/jobs-kairos.csv" | awk -F, -v a="$k" '{ print a + $6 }')
+      done
+      acc="$acc $f $k"
     done
-    echo "| C's task model, spread $sp | $(echo "$f $k $ideal" | awk '{ printf "%.0f | %.0f | %.0f", $1 / 5, $2 / 5, $3 / 5 }') |"
+    echo "$acc" | awk -v l="class $c (line $line; $table s)" '{ printf "| %s | %.0f | %.0f | %.0f | %.0f |\n", l, $1 / 5, $3 / 5, $2 / 5, $4 / 5 }'
   done
   echo
   # The same 100 arrival times with the three class-5 jobs moved to the first
