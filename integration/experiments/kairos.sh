@@ -279,6 +279,12 @@ class5_tail() {
   c5_row "lighter load: 45 nodes" "$wl" "$C_WL" "$C_SIM" 45
   c5_row "AMs hold no vcore (--am-vcores 0)" "$wl" "$C_WL" "$C_SIM --am-vcores 0"
   echo
+  # No policy runs a job faster than its longest map plus its longest reduce
+  # (column 12, ideal_s), so the 50th smallest of those floors any p50.
+  printf "Floor under any policy's p50 under C (the 50th smallest job's longest map + longest reduce), seeds 1-5:"
+  for seed in 1 2 3 4 5; do printf " %.0f" "$(tail -n +2 "$out/c5/C_-$seed/jobs-fifo.csv" | cut -d, -f12 | sort -g | sed -n 50p)"; done
+  echo " s"
+  echo
   # C0: C without the two model choices that lengthen class 5 beyond what
   # the thesis's testbed had (above): no task spread, so a class-5 job alone
   # lasts its Table 4.1 time, and AMs that hold no vcore, as Kairos's node
