@@ -216,7 +216,8 @@ c5_mean() { # jobs CSV: mean response of the class-5 jobs (284 tasks)
 c5_row() { # label, workload file, workload options, simulator flags, nodes (30), node MB (40960)
   local label=$1 w=$2 wlo=$3 sim=$4 nodes=${5:-30} mem=${6:-40960} acc=""
   for seed in 1 2 3 4 5; do
-    local o; o="$out/c5/$(echo "$label" | tr -c 'A-Za-z0-9' _)-$seed"
+    # The table's tag keeps rows of the same label in the two tables apart.
+    local o; o="$out/c5/$c5_tag$(echo "$label" | tr -c 'A-Za-z0-9' _)-$seed"
     # shellcheck disable=SC2086
     $sojourn compare --workload "$w$wlo:seed=$seed" --node-vcores 4 --classes none -q --no-wall-clock \
       --nodes "$nodes" --node-memory-mb "$mem" --policies fifo,kairos $sim --out "$o" >/dev/null
@@ -230,6 +231,7 @@ c5_row() { # label, workload file, workload options, simulator flags, nodes (30)
     printf "| %s | %.0f | %.0f | %.0f | %.0f | %.2f | %.0f | %.0f |\n", l, m[1], m[2], m[4], m[5], m[5] / m[2], m[3], m[6] }'
 }
 class5_tail() {
+  local c5_tag # read by c5_row (bash scoping is dynamic)
   mkdir -p "$out/c5"
   echo "## Each class's first job alone on the testbed, C's task model with and without spread (mean of seeds 1-5)"
   echo
@@ -267,6 +269,7 @@ class5_tail() {
   echo
   echo "| C with one change | fifo p50 | fifo p99 | kairos p50 | kairos p99 | kairos/fifo p99 | fifo class 5 | kairos class 5 |"
   echo "|---|---|---|---|---|---|---|---|"
+  c5_tag=from-C-
   c5_row "C" "$wl" "$C_WL" "$C_SIM"
   c5_row "no task spread: class 5 alone lasts its Table 4.1 time" "$wl" ":overhead_s=5" "$C_SIM"
   c5_row "class-5 jobs in the first three arrival slots" "kairos:$out/c5/first" "$C_WL" "$C_SIM"
@@ -282,7 +285,7 @@ class5_tail() {
   # No policy runs a job faster than its longest map plus its longest reduce
   # (column 12, ideal_s), so the 50th smallest of those floors any p50.
   printf "Floor under any policy's p50 under C (the 50th smallest job's longest map + longest reduce), seeds 1-5:"
-  for seed in 1 2 3 4 5; do printf " %.0f" "$(tail -n +2 "$out/c5/C_-$seed/jobs-fifo.csv" | cut -d, -f12 | sort -g | sed -n 50p)"; done
+  for seed in 1 2 3 4 5; do printf " %.0f" "$(tail -n +2 "$out/c5/from-C-C_-$seed/jobs-fifo.csv" | cut -d, -f12 | sort -g | sed -n 50p)"; done
   echo " s"
   echo
   # C0: C without the two model choices that lengthen class 5 beyond what
@@ -295,6 +298,7 @@ class5_tail() {
   echo
   echo "| C0 with one change | fifo p50 | fifo p99 | kairos p50 | kairos p99 | kairos/fifo p99 | fifo class 5 | kairos class 5 |"
   echo "|---|---|---|---|---|---|---|---|"
+  c5_tag=from-C0-
   c5_row "C0" "$wl" "$C0_WL" "$C0_SIM"
   c5_row "kairos: Q = 0 (N + Q = 4: nothing is ever suspended)" "$wl" "$C0_WL" "$C0_SIM -p kairos.extra_tasks=0"
   c5_row "kairos: Q = 1" "$wl" "$C0_WL" "$C0_SIM -p kairos.extra_tasks=1"
