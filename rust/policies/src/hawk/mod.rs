@@ -272,12 +272,14 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// An entry of estimate `est_us`, cut to [`nodes::EST_MAX_US`] (what a
+    /// queue keeps of it).
     pub fn new(req: Req, long: bool, probe: bool, est_us: u64) -> Entry {
         Entry {
             req,
             long,
             probe,
-            est_us,
+            est_us: est_us.min(nodes::EST_MAX_US),
             arrived_us: 0,
             behind_long: false,
             bypass_us: 0,

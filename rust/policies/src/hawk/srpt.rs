@@ -45,7 +45,7 @@ pub(crate) fn select(
         am_full && queue.req(at).is_some_and(|req| views.get(view, cluster, req).am)
     };
     let first_not_held =
-        |queue: &EntryQueue| queue.hot().iter().enumerate().position(|(at, h)| !held(queue, at, h.view));
+        |queue: &EntryQueue| queue.hot().iter().enumerate().position(|(at, h)| !held(queue, at, h.view()));
     let mut purged = Vec::new();
     if order == Order::Fifo {
         return (first_not_held(queue), purged);
@@ -70,10 +70,10 @@ pub(crate) fn select(
     let mut from = 0;
     while let Some(at) = s.run(queue.hot(), from, views, dead.len()) {
         let Some(&e) = queue.hot().get(at) else { break };
-        let view = match views.packed(e.view) {
+        let view = match views.packed(e.view()) {
             Some(view) => view,
             None => match queue.req(at) {
-                Some(req) => views.get(e.view, cluster, req),
+                Some(req) => views.get(e.view(), cluster, req),
                 None => break,
             },
         };
@@ -98,7 +98,7 @@ pub(crate) fn select(
 /// Whether `e` is a short probe whose req has no task left (`view`): the
 /// selection purges it (§5 E3).
 fn is_dead(e: &Hot, view: AskView) -> bool {
-    e.probe && !e.long && view.unlaunched == 0
+    e.probe() && !e.long() && view.unlaunched == 0
 }
 
 /// The SRPT scan's state.
@@ -120,24 +120,24 @@ impl Scan {
     fn run(&mut self, hot: &VecDeque<Hot>, from: usize, views: &AskViews, dead: usize) -> Option<usize> {
         for (at, e) in hot.range(from..).enumerate() {
             let at = from + at;
-            if e.long && !self.all {
+            if e.long() && !self.all {
                 return None;
             }
             // A short probe outside the filter is alive: at least one task
             // left, so its remaining time is at least its estimate.
-            let short_probe = e.probe && !e.long;
-            let alive = !short_probe || !self.dead.contains(e.view);
-            let outrun = short_probe && self.chosen.is_some() && e.est_us >= self.best;
-            if alive && (outrun || !self.may_bypass(e.est_us)) {
+            let short_probe = e.probe() && !e.long();
+            let alive = !short_probe || !self.dead.contains(e.view());
+            let outrun = short_probe && self.chosen.is_some() && e.est_us() >= self.best;
+            if alive && (outrun || !self.may_bypass(e.est_us())) {
                 debug_assert!(
-                    !views.packed(e.view).is_some_and(|v| is_dead(e, v)),
+                    !views.packed(e.view()).is_some_and(|v| is_dead(e, v)),
                     "a dead probe of slot {} outside the filter",
-                    e.view
+                    e.view()
                 );
                 self.add_slack(e);
                 continue;
             }
-            let view = match views.packed(e.view) {
+            let view = match views.packed(e.view()) {
                 Some(view) if !is_dead(e, view) => view,
                 _ => return Some(at),
             };
@@ -150,8 +150,9 @@ impl Scan {
     /// is a candidate: chosen if it may bypass every entry in front and
     /// has less remaining time than the best so far (ties to the front).
     fn take(&mut self, e: &Hot, view: AskView, at: usize) {
-        let remaining = e.est_us.saturating_mul(view.unlaunched as u64);
-        if self.may_bypass(e.est_us) && !(self.am_full && view.am) && (self.chosen.is_none() || remaining < self.best) {
+        let remaining = e.est_us().saturating_mul(view.unlaunched as u64);
+        if self.may_bypass(e.est_us()) && !(self.am_full && view.am) && (self.chosen.is_none() || remaining < self.best)
+        {
             self.chosen = Some(at);
             self.best = remaining;
         }
@@ -173,7 +174,7 @@ impl Scan {
     #[inline]
     fn add_slack(&mut self, e: &Hot) {
         // (as `f64::min`: a NaN slack keeps the minimum, and ±0 compare equal)
-        let slack = self.factor * e.est_us as f64 - e.bypass_us as f64;
+        let slack = self.factor * e.est_us() as f64 - e.bypass_us() as f64;
         if slack < self.min_slack {
             // (rare past the first entries: a branch, not a select the next
             // entry's comparison would wait for)
