@@ -45,8 +45,10 @@
 //!   run alone on `slots` cores with each task started in order on the first
 //!   free core (as the simulator's FIFO places them), lasts what it lasts
 //!   without spread (its waves × its phase time). The draws are the same,
-//!   only scaled; a job then does less work than without spread (about
-//!   0.6 of it at `spread=0.25`), so the offered load falls.
+//!   only scaled; a job then does less work than without spread (0.56–0.68
+//!   of it by class at `spread=0.25`), so the offered load falls. With AMs
+//!   holding a core (`--am-mb`), `slots=119` matches a multi-wave phase
+//!   (class 5's maps) to the 119 cores left to tasks.
 //! - `seed=N` (1): the seed of those draws.
 //! - `overhead_s=S` (0): the part of each Table 4.1 makespan that is not task
 //!   work (the AM container's start-up and the first container launches of a
