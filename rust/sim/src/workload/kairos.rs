@@ -314,8 +314,11 @@ pub fn phase_alone_ms(times: &[u64], slots: usize) -> u64 {
     let mut end = 0;
     for t in times {
         let Reverse(at) = free.pop().unwrap_or(Reverse(0));
-        end = end.max(at + t);
-        free.push(Reverse(at + t));
+        // Saturating: the drawn times are checked against the limits only
+        // after the job is built.
+        let done = at.saturating_add(*t);
+        end = end.max(done);
+        free.push(Reverse(done));
     }
     end
 }
