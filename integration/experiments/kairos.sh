@@ -310,10 +310,94 @@ class5_tail() {
   c5_row "lighter load: 45 nodes" "$wl" "$C0_WL" "$C0_SIM" 45
   echo
 }
+# A spread that keeps Table 4.1's alone times (kairos.md §5, "A spread that
+# keeps the alone times"): workload `spread_keeps=alone` scales each job's
+# drawn task times per phase so that the job alone lasts its no-spread time.
+# First each class alone under it, then C's headline rows with it (A = C with
+# spread_keeps=alone), the authors' code under A, and A's spread varied.
+spread_alone() {
+  mkdir -p "$out/sa"
+  local A_WL="$C_WL:spread_keeps=alone"
+  echo "## Each class's first job alone on the testbed, C's model, spread 0.25 keeping the mean (C) or the alone time (A) (mean of seeds 1-5)"
+  echo
+  echo "| class (trace line; Table 4.1 alone) | fifo, spread 0 | fifo, C | fifo, A | kairos, spread 0 | kairos, C | kairos, A | work A / work C |"
+  echo "|---|---|---|---|---|---|---|---|"
+  for cl in "1:4:85" "2:3:201" "3:1:239" "4:40:308" "5:25:1175"; do
+    local c=${cl%%:*} line table acc=""
+    line=${cl#*:}; table=${line#*:}; line=${line%%:*}
+    awk -v n="$line" 'NR == n { $1 = 1; print }' "$wl" >"$out/sa/alone-$c"
+    for m in "spread=0" "spread=0.25" "spread=0.25:spread_keeps=alone"; do
+      local f=0 k=0 w=0
+      for seed in 1 2 3 4 5; do
+        local o; o="$out/sa/alone-$c-$(echo "$m" | tr -c 'A-Za-z0-9' _)-$seed"
+        # shellcheck disable=SC2086
+        $sojourn compare --workload "kairos:$out/sa/alone-$c:$m:overhead_s=5:seed=$seed" --node-vcores 4 \
+          --classes none -q --no-wall-clock --nodes 30 --node-memory-mb 40960 --policies fifo,kairos $C_SIM --out "$o" >/dev/null
+        f=$(tail -1 "$o/jobs-fifo.csv" | awk -F, -v a="$f" '{ print a + $6 }')
+        k=$(tail -1 "$o/jobs-kairos.csv" | awk -F, -v a="$k" '{ print a + $6 }')
+        w=$(tail -1 "$o/jobs-fifo.csv" | awk -F, -v a="$w" '{ print a + $11 }')
+      done
+      acc="$acc $f $k $w"
+    done
+    echo "$acc" | awk -v l="class $c (line $line; $table s)" '{
+      printf "| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f |\n", l, $1 / 5, $4 / 5, $7 / 5, $2 / 5, $5 / 5, $8 / 5, $9 / $6 }'
+  done
+  echo
+  echo "## A = C with spread_keeps=alone, beside C and the thesis (mean of seeds 1-5)"
+  echo
+  head_row model
+  echo "| thesis (Fig 4.4) | 808 | 2061 | 341 | 3368 | 217 | 1452 | 0.27 | 0.70 |"
+  cal_row "C: spread 0.25 keeping the mean, AM 5 s, 1 s heartbeats" "$C_WL" "$C_SIM"
+  cal_row "A: C with spread_keeps=alone" "$A_WL" "$C_SIM"
+  cal_row "A, kairos: starvation guard of the authors' code (-p kairos.starvation=preempted)" "$A_WL" \
+    "$C_SIM -p kairos.starvation=preempted"
+  cal_row "C, kairos: starvation guard of the authors' code (-p kairos.starvation=preempted)" "$C_WL" \
+    "$C_SIM -p kairos.starvation=preempted"
+  echo
+  echo "## A's spread varied, still keeping the alone times (mean of seeds 1-5)"
+  echo
+  head_row model
+  for sp in 0 0.05 0.1 0.15 0.25 0.5 1; do
+    cal_row "spread $sp keeping the alone time, AM 5 s" ":spread=$sp:overhead_s=5:spread_keeps=alone" "$C_SIM"
+  done
+  echo
+  # Keeping the alone times takes work off each job, so the load falls.
+  echo "## Offered load: task work / (120 cores x 5942 s of arrivals), mean of seeds 1-5"
+  echo
+  echo "| model | offered load |"
+  echo "|---|---|"
+  for row in "C:C__spread_0_25_keeping" "A:A__C_with_spread_keeps_alone" "A at spread 0.1:spread_0_1_keeping" \
+    "A at spread 0.5:spread_0_5_keeping"; do
+    for seed in 1 2 3 4 5; do
+      tail -n +2 "$(ls -d "$out/cal/${row#*:}"*-"$seed" | head -1)/jobs-fifo.csv" | awk -F, '{ w += $11 } END { print w / (120 * 5942) }'
+    done | awk -v l="${row%%:*}" '{ s += $1 } END { printf "| %s | %.2f |\n", l, s / NR }'
+  done
+  echo
+  echo "## Under A, seed 1, per Table 4.1 class: median response (s)"
+  echo
+  echo "| policy | class 1 | class 2 | class 3 | class 4 | class 5 |"
+  echo "|---|---|---|---|---|---|"
+  local dir; dir=$(ls -d "$out/cal/A__C_with_spread_keeps_alone"*-1 | head -1)
+  for p in fifo bigc kairos; do
+    # Class by task count (30, 60, 172, 284); classes 1 and 2 by mean task
+    # time, which A scales down (class 1's 40 s and class 2's 98 s to about
+    # two thirds), so the cut is lower than C's 70 s.
+    tail -n +2 "$dir/jobs-$p.csv" | awk -F, '{ c = $8 == 30 ? ($13 < 45 ? 1 : 2) : $8 == 60 ? 3 : $8 == 172 ? 4 : 5; print c, $6 }' \
+      | sort -k1,1n -k2,2g | awk -v p=$p '{ n[$1]++; v[$1, n[$1]] = $2 } END {
+        printf "| %s |", p; for (c = 1; c <= 5; c++) printf " %.0f |", v[c, int((n[c] + 1) / 2)]; print "" }'
+  done
+  echo
+  printf "Floor under any policy's p50 under A (the 50th smallest job's longest map + longest reduce), seeds 1-5:"
+  for seed in 1 2 3 4 5; do
+    printf " %.0f" "$(tail -n +2 "$(ls -d "$out/cal/A__C_with_spread_keeps_alone"*-"$seed" | head -1)/jobs-fifo.csv" | cut -d, -f12 | sort -g | sed -n 50p)"
+  done
+  echo " s"
+}
 case "${1:-}" in
   calibration) calibration; exit 0 ;;
   policy-causes) policy_causes; exit 0 ;;
   class5-tail) class5_tail; exit 0 ;;
+  spread-alone) spread_alone; exit 0 ;;
 esac
 
 

@@ -38,6 +38,17 @@
 //!   (stragglers, data skew, a node's other containers); the thesis gives no
 //!   figure, so SIGMA is a calibration knob. A job's longest task then
 //!   outlasts the mean, so the job alone runs longer than its table duration.
+//! - `spread_keeps=mean|alone` (`mean`): what the spread keeps. `mean` is the
+//!   draw above. `alone` keeps the job's time alone instead, since Table 4.1's
+//!   makespans were measured with the real variation in them: each phase's
+//!   drawn times are scaled by one factor per job and phase so that the phase,
+//!   run alone on `slots` cores with each task started in order on the first
+//!   free core (as the simulator's FIFO places them), lasts what it lasts
+//!   without spread (its waves × its phase time). The draws are the same,
+//!   only scaled; a job then does less work than without spread (0.56–0.68
+//!   of it by class at `spread=0.25`), so the offered load falls. With AMs
+//!   holding a core (`--am-mb`), `slots=119` matches a multi-wave phase
+//!   (class 5's maps) to the 119 cores left to tasks.
 //! - `seed=N` (1): the seed of those draws.
 //! - `overhead_s=S` (0): the part of each Table 4.1 makespan that is not task
 //!   work (the AM container's start-up and the first container launches of a
@@ -154,6 +165,9 @@ pub struct KairosOptions {
     /// Log-normal deviation of each task's time around its phase time
     /// (module doc); 0 gives every task of a phase the same time.
     pub spread: f64,
+    /// What the spread keeps: each phase's mean task time, or the job's
+    /// time alone (module doc).
+    pub spread_keeps: SpreadKeeps,
     /// Seed of the `spread` draws.
     pub seed: u64,
     /// Seconds of each table makespan that are not task work (module doc).
@@ -168,10 +182,21 @@ impl Default for KairosOptions {
             container: Resources::new(5120, 1),
             user: "default".into(),
             spread: 0.0,
+            spread_keeps: SpreadKeeps::Mean,
             seed: 1,
             overhead_s: 0.0,
         }
     }
+}
+
+/// What a `spread` keeps of the model without spread (module doc).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SpreadKeeps {
+    /// Each phase's mean task time (and so the job's work).
+    #[default]
+    Mean,
+    /// Each phase's time alone on the testbed (and so the job's).
+    Alone,
 }
 
 /// The largest `spread` accepted: at 3 a task's factor already ranges over
@@ -180,7 +205,7 @@ pub const MAX_SPREAD: f64 = 3.0;
 
 impl KairosOptions {
     /// Sets one option by name: `slots`, `map_share`, `container_mb`,
-    /// `spread`, `seed`, `overhead_s`.
+    /// `spread`, `spread_keeps`, `seed`, `overhead_s`.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
         let bad = || format!("kairos option {key}: bad value {value:?}");
         match key {
@@ -195,6 +220,13 @@ impl KairosOptions {
                         format!("kairos option spread: {value:?} is not a number in [0, {MAX_SPREAD}]")
                     })?
             }
+            "spread_keeps" => {
+                self.spread_keeps = match value {
+                    "mean" => SpreadKeeps::Mean,
+                    "alone" => SpreadKeeps::Alone,
+                    _ => return Err(format!("kairos option spread_keeps: {value:?} is neither mean nor alone")),
+                }
+            }
             "seed" => self.seed = value.parse().map_err(|_| bad())?,
             "overhead_s" => {
                 // Below the shortest class's makespan, so every task keeps some work.
@@ -205,7 +237,8 @@ impl KairosOptions {
             }
             _ => {
                 return Err(format!(
-                    "unknown kairos option {key:?} (known: slots, map_share, container_mb, spread, seed, overhead_s)"
+                    "unknown kairos option {key:?} (known: slots, map_share, container_mb, spread, spread_keeps, seed, \
+                     overhead_s)"
                 ))
             }
         }
@@ -214,12 +247,24 @@ impl KairosOptions {
 
     /// `n` task times around `ms`: all `ms` without spread, else each times
     /// a mean-1 log-normal factor (module doc), at least 1 ms.
+    /// Under `spread_keeps=alone` they are then scaled so that the phase
+    /// lasts alone what `n` tasks of `ms` do.
     fn spread_times(&self, ms: u64, n: usize, rng: &mut sojourn_core::Rng) -> Vec<u64> {
         if self.spread == 0.0 {
             return vec![ms; n];
         }
         let mu = -self.spread * self.spread / 2.0;
-        (0..n).map(|_| ((ms as f64 * rng.lognormal(mu, self.spread)).round() as u64).max(1)).collect()
+        let times: Vec<u64> =
+            (0..n).map(|_| ((ms as f64 * rng.lognormal(mu, self.spread)).round() as u64).max(1)).collect();
+        if self.spread_keeps == SpreadKeeps::Mean {
+            return times;
+        }
+        let slots = self.slots.max(1) as usize;
+        let target = ms * (n as u64).div_ceil(slots as u64).max(1);
+        // Greedy placement in order is unchanged by a common factor, so one
+        // scaling brings the phase to its target, up to rounding.
+        let factor = target as f64 / phase_alone_ms(&times, slots).max(1) as f64;
+        times.iter().map(|t| ((*t as f64 * factor).round() as u64).max(1)).collect()
     }
 
     /// A job of `class` with `reduces` reduce tasks, task times by
@@ -258,6 +303,24 @@ impl KairosOptions {
         let reduce_ms = (total_ms * (1.0 - self.map_share) / reduce_waves).round() as u64;
         (map_ms.max(1), reduce_ms.max(1))
     }
+}
+
+/// How long a phase of tasks `times` (ms) lasts alone on `slots` cores,
+/// each task started in order on the core that frees first.
+pub fn phase_alone_ms(times: &[u64], slots: usize) -> u64 {
+    use std::cmp::Reverse;
+    let mut free: std::collections::BinaryHeap<Reverse<u64>> =
+        std::iter::repeat_n(Reverse(0), slots.clamp(1, times.len().max(1))).collect();
+    let mut end = 0;
+    for t in times {
+        let Reverse(at) = free.pop().unwrap_or(Reverse(0));
+        // Saturating: the drawn times are checked against the limits only
+        // after the job is built.
+        let done = at.saturating_add(*t);
+        end = end.max(done);
+        free.push(Reverse(done));
+    }
+    end
 }
 
 /// The jobs of a Kairos workload stream.
@@ -377,12 +440,14 @@ impl KairosDrawOptions {
             "interarrival_s" => self.mean_interarrival_s = super::synthetic::interarrival(key, value)?,
             // The task-time options of the testbed reader (its `seed` is
             // `spread_seed` here, `seed` being the draw's).
-            "spread" | "overhead_s" | "map_share" | "slots" | "container_mb" => self.testbed.set(key, value)?,
+            "spread" | "spread_keeps" | "overhead_s" | "map_share" | "slots" | "container_mb" => {
+                self.testbed.set(key, value)?
+            }
             "spread_seed" => self.testbed.set("seed", value)?,
             _ => {
                 return Err(format!(
-                    "unknown kairos-draw option {key:?} (known: jobs, seed, interarrival_s, spread, spread_seed, \
-                     overhead_s, map_share, slots, container_mb)"
+                    "unknown kairos-draw option {key:?} (known: jobs, seed, interarrival_s, spread, spread_keeps, \
+                     spread_seed, overhead_s, map_share, slots, container_mb)"
                 ))
             }
         }
@@ -551,6 +616,96 @@ mod tests {
             other.job(7, "a".into(), Time(0), "q", class, 60).groups,
             o.job(7, "a".into(), Time(0), "q", class, 60).groups
         );
+    }
+
+    /// The phase alone: tasks start in order on the core that frees first.
+    #[test]
+    fn a_phase_alone_fills_the_core_that_frees_first() {
+        assert_eq!(phase_alone_ms(&[5, 3, 4, 1], 2), 7); // 5 | 3, 4 at 3 → 7 | 1 at 5
+        assert_eq!(phase_alone_ms(&[5, 3, 4, 1], 10), 5);
+        assert_eq!(phase_alone_ms(&[5, 3, 4, 1], 1), 13);
+        assert_eq!(phase_alone_ms(&[], 4), 0);
+        assert_eq!(phase_alone_ms(&[100; 240], 120), 200);
+    }
+
+    /// With `spread_keeps=alone`, every class's job alone (longest map plus
+    /// longest reduce; class 5's 224 maps in two waves on 120 cores) lasts
+    /// what it lasts without spread, for any seed and job, while its tasks
+    /// still differ by the drawn factors.
+    #[test]
+    fn spread_keeping_alone_times_gives_each_class_its_alone_time() {
+        for (spread, overhead) in [("0.25", "0"), ("0.25", "5"), ("0.5", "5")] {
+            let mut o = KairosOptions::default();
+            for (k, v) in [("spread", spread), ("overhead_s", overhead), ("spread_keeps", "alone")] {
+                o.set(k, v).unwrap();
+            }
+            let mut mean = o.clone();
+            mean.set("spread_keeps", "mean").unwrap();
+            let mut flat = o.clone();
+            flat.set("spread", "0").unwrap();
+            for class in &TABLE_4_1 {
+                let r = class.reduces as u64;
+                let no_spread = flat.job(0, "j".into(), Time(0), "q", class, r);
+                let alone_of = |j: &JobSpec| -> u64 {
+                    let (maps, reduces) = (&j.groups[0].durations_ms, &j.groups[1].durations_ms);
+                    let map_phase =
+                        if maps.len() <= 120 { *maps.iter().max().unwrap() } else { phase_alone_ms(maps, 120) };
+                    map_phase + reduces.iter().max().unwrap()
+                };
+                let target = alone_of(&no_spread);
+                assert_eq!(target, ((class.duration_s as f64 - overhead.parse::<f64>().unwrap()) * 1000.0) as u64);
+                for seed in 1..=5 {
+                    o.seed = seed;
+                    mean.seed = seed;
+                    for id in [0, 7, 99] {
+                        let kept = o.job(id, "j".into(), Time(0), "q", class, r);
+                        let drawn = mean.job(id, "j".into(), Time(0), "q", class, r);
+                        let alone = alone_of(&kept);
+                        assert!(
+                            alone.abs_diff(target) < 1000,
+                            "{} seed {seed} job {id}: {alone} vs {target} ms",
+                            class.name
+                        );
+                        // The same draw, one factor per phase: the ratio of
+                        // any two tasks of a phase is the drawn one.
+                        for (k, d) in kept.groups.iter().zip(&drawn.groups) {
+                            let (a, b) = (&k.durations_ms, &d.durations_ms);
+                            let f = a.iter().sum::<u64>() as f64 / b.iter().sum::<u64>() as f64;
+                            assert!(f < 1.0, "{}: the spread lengthens a phase alone", class.name);
+                            assert!(a.iter().zip(b).all(|(x, y)| (*x as f64 / *y as f64 - f).abs() < 1e-4));
+                            assert!(a.iter().max() > a.iter().min());
+                        }
+                        // Under `mean` the spread stretches the job alone.
+                        assert!(alone_of(&drawn) > target + 10_000, "{}", class.name);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `spread_keeps=mean` (the default) is today's draw, value for value;
+    /// `alone` without spread is the equal-times model; bad values are named.
+    #[test]
+    fn spread_keeps_mean_is_the_default_draw() {
+        let mut o = KairosOptions::default();
+        o.set("spread", "0.25").unwrap();
+        let base = o.job(24, "j".into(), Time(0), "q", &TABLE_4_1[4], 60);
+        o.set("spread_keeps", "mean").unwrap();
+        assert_eq!(o.job(24, "j".into(), Time(0), "q", &TABLE_4_1[4], 60), base);
+        // The first maps and reduce of job 24 (seed 1) as drawn before the option existed.
+        assert_eq!(base.groups[0].durations_ms[..3], [237_589, 229_656, 229_438]);
+        assert_eq!(base.groups[1].durations_ms[0], 776_985);
+        let mut flat = KairosOptions::default();
+        flat.set("spread_keeps", "alone").unwrap();
+        assert_eq!(
+            flat.job(3, "j".into(), Time(0), "q", &TABLE_4_1[4], 60),
+            KairosOptions::default().job(3, "j".into(), Time(0), "q", &TABLE_4_1[4], 60)
+        );
+        let e = KairosOptions::default().set("spread_keeps", "median").unwrap_err();
+        assert!(e.contains("spread_keeps") && e.contains("\"median\""), "{e}");
+        let mut d = KairosDrawOptions::new("heavy", 10, 1).unwrap();
+        d.set("spread_keeps", "alone").unwrap();
+        assert_eq!(d.testbed.spread_keeps, SpreadKeeps::Alone);
     }
 
     #[test]

@@ -85,7 +85,8 @@ impl WorkloadSpec {
     /// reader's options (`SwimOptions::set`, `EagleOptions::set`,
     /// `KairosOptions::set`: `slots` (120), `map_share` (0.5),
     /// `container_mb` (5120), and the calibration keys `spread` (0: per-task
-    /// log-normal deviation, mean 1), `seed` (1) and `overhead_s` (0: seconds
+    /// log-normal deviation, mean 1), `spread_keeps` (`mean`, or `alone`: each
+    /// job alone lasts what it does without spread), `seed` (1) and `overhead_s` (0: seconds
     /// of each makespan that are not task work), see [`kairos`]). Unknown and repeated keys are errors. A
     /// generator's `jobs` is at most [`super::limits::MAX_JOBS_PER_RUN`] and
     /// its `interarrival_s` at most a year; every workload it opens is held
