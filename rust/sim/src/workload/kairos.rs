@@ -260,7 +260,7 @@ impl KairosOptions {
             return times;
         }
         let slots = self.slots.max(1) as usize;
-        let target = ms * (n as u64).div_ceil(slots as u64).max(1);
+        let target = ms.saturating_mul((n as u64).div_ceil(slots as u64).max(1));
         // Greedy placement in order is unchanged by a common factor, so one
         // scaling brings the phase to its target, up to rounding.
         let factor = target as f64 / phase_alone_ms(&times, slots).max(1) as f64;
