@@ -42,9 +42,14 @@ pub(super) struct Gangs {
 impl Cluster {
     /// Places `app`'s ask at `priority` as one gang: `n` containers on each
     /// `(node, n)`, all of them or none. On any refusal (a member that does
-    /// not fit, an ask with fewer outstanding, the heartbeat's assignment
-    /// limit) the members placed so far are undone and the error names the
-    /// member that failed; the mirror is then as it was.
+    /// not fit, an ask with fewer outstanding, a heartbeat with no
+    /// assignment left) the members placed so far are undone and the error
+    /// names the member that failed; the mirror is then as it was.
+    ///
+    /// The heartbeat's assignment limit cannot split a gang, so it is not
+    /// counted member by member: a gang starts while the heartbeat has any
+    /// assignment left, and its members then use up what is left (a gang
+    /// larger than the limit would otherwise never start at a heartbeat).
     pub fn allocate_gang(
         &mut self,
         app: AppId,
@@ -53,6 +58,11 @@ impl Cluster {
         now: Time,
     ) -> Result<(GangId, Vec<Member>)> {
         let budget = self.assignment_budget;
+        if let Some(b) = budget.filter(|b| b.left == 0) {
+            let node = placements.first().map_or(NodeId(0), |(n, _)| *n);
+            return Err(CoreError::AssignmentLimit { limit: b.limit, app, node });
+        }
+        self.assignment_budget = None;
         let reservations: Vec<HeldBefore> =
             placements.iter().map(|(node, _)| (*node, self.node(*node).and_then(|n| n.reservation))).collect();
         let mut placed: Vec<Member> = Vec::new();
@@ -68,8 +78,13 @@ impl Cluster {
             }
         }
         let Some(first) = placed.first() else {
+            self.assignment_budget = budget;
             return Err(CoreError::InvalidDecision(format!("an empty gang for {app} at {priority}")));
         };
+        self.assignment_budget = budget.map(|b| AssignmentBudget {
+            left: b.left.saturating_sub(u32::try_from(placed.len()).unwrap_or(u32::MAX)),
+            ..b
+        });
         let gang = GangId(first.0 .0);
         let book = GangBook { pending: placed.iter().map(|p| p.0).collect(), ..GangBook::default() };
         for (id, _, _) in &placed {
