@@ -78,7 +78,8 @@ final class SojournConfig {
    * (CapacityScheduler's {@code per-node-heartbeat.maximum-container-assignments});
    * -1: no limit. The core refuses a placement past it before the policy
    * decides it, so nothing is decided and then dropped; what waits goes at
-   * the next heartbeats. It bounds the time a heartbeat holds the scheduler's
+   * the next heartbeats. A gang, which it cannot split, starts whole while any
+   * is left. It bounds the time a heartbeat holds the scheduler's
    * lock (each container placed costs YARN's books about 15 us).
    */
   static final String MAX_ASSIGNMENTS = PREFIX + "per-node-heartbeat.maximum-container-assignments";

@@ -41,12 +41,15 @@ public final class RmBench {
     return n;
   }
 
+  /** The shim's default containers per node heartbeat ({@code SojournConfig.DEFAULT_MAX_ASSIGNMENTS}). */
+  static final String DEFAULT_MAX_ASSIGNMENTS = "8";
+
   /**
    * {@code --max-assignments=N}: Sojourn's containers per node heartbeat
    * (yarn.scheduler.sojourn.per-node-heartbeat.maximum-container-assignments,
    * -1 no limit); by default the shim's default.
    */
-  static String maxAssignments = "8";
+  static String maxAssignments = DEFAULT_MAX_ASSIGNMENTS;
 
   /** Every scheduler, in the order the figures are printed. */
   static final List<String> ALL =
@@ -374,7 +377,10 @@ public final class RmBench {
         System.out.printf("  WARNING: only %d of %d containers placed in %d rounds%n", allocated,
             (long) apps * perApp, rounds);
       }
-      return String.format("%s,%d,%d,%d,%d,%.0f,%.1f,%.1f,%.1f,%.1f,%.1f", which, nodes, apps, perApp, rounds,
+      // A Sojourn row at another limit than the shim's default says so in its name.
+      String row = which.startsWith("sojourn-") && !maxAssignments.equals(DEFAULT_MAX_ASSIGNMENTS)
+          ? which + "/max" + maxAssignments : which;
+      return String.format("%s,%d,%d,%d,%d,%.0f,%.1f,%.1f,%.1f,%.1f,%.1f", row, nodes, apps, perApp, rounds,
           allocated / secs, p50, p99, max, idleP50, idleP99);
     } finally {
       rm.stop();
