@@ -644,11 +644,17 @@ final class MapReduceProgress {
         c = open;
       }
       if (c != null) {
-        c.disconnect(); // fails the blocked read (outside the lock: disconnect may wait for a read)
         // A disconnect while the connection is still being made finds no
         // socket to close, and a server dripping its headers would then hold
         // the reader past the deadline: try again until the reader lets go.
+        // Scheduled first, so a disconnect that throws (it races the reader's
+        // own use of the connection) cannot end the retries.
         retry = WATCHDOG.schedule(this::expire, 100, TimeUnit.MILLISECONDS);
+        try {
+          c.disconnect(); // fails the blocked read (outside the lock: disconnect may wait for a read)
+        } catch (RuntimeException e) {
+          LOG.debug("sojourn: disconnecting an AM past its deadline failed; trying again", e);
+        }
       }
     }
 
