@@ -58,6 +58,16 @@ head_row() {
   echo "| $1 | fifo p50 | fifo p99 | bigc p50 | bigc p99 | kairos p50 | kairos p99 | kairos/fifo p50 | kairos/fifo p99 |"
   echo "|---|---|---|---|---|---|---|---|---|"
 }
+# The median response per Table 4.1 class of fifo, bigc and kairos in one
+# run's directory, as table rows. Class by task count (30, 60, 172, 284);
+# classes 1 and 2 (both 30 tasks) by mean task time, below or above $2 s.
+class_medians() { # run directory, class 1/2 cut (s)
+  for p in fifo bigc kairos; do
+    tail -n +2 "$1/jobs-$p.csv" | awk -F, -v cut="$2" '{ c = $8 == 30 ? ($13 < cut ? 1 : 2) : $8 == 60 ? 3 : $8 == 172 ? 4 : 5; print c, $6 }' \
+      | sort -k1,1n -k2,2g | awk -v p=$p '{ n[$1]++; v[$1, n[$1]] = $2 } END {
+        printf "| %s |", p; for (c = 1; c <= 5; c++) printf " %.0f |", v[c, int((n[c] + 1) / 2)]; print "" }'
+  done
+}
 calibration() {
   echo "## Calibrated model C beside the thesis (mean of seeds 1-5)"
   echo
@@ -104,12 +114,7 @@ calibration() {
   echo
   echo "| policy | class 1 | class 2 | class 3 | class 4 | class 5 |"
   echo "|---|---|---|---|---|---|"
-  for p in fifo bigc kairos; do
-    # Class by task count (30, 60, 172, 284); classes 1 and 2 by mean task time.
-    tail -n +2 "$out/cal/C-1/jobs-$p.csv" | awk -F, '{ c = $8 == 30 ? ($13 < 70 ? 1 : 2) : $8 == 60 ? 3 : $8 == 172 ? 4 : 5; print c, $6 }' \
-      | sort -k1,1n -k2,2g | awk -v p=$p '{ n[$1]++; v[$1, n[$1]] = $2 } END {
-        printf "| %s |", p; for (c = 1; c <= 5; c++) printf " %.0f |", v[c, int((n[c] + 1) / 2)]; print "" }'
-  done
+  class_medians "$out/cal/C-1" 70
   echo
   echo "## K3 under C: the largest slowdown (response / longest tasks' sum), mean of seeds 1-5"
   echo
@@ -378,14 +383,9 @@ spread_alone() {
   echo "| policy | class 1 | class 2 | class 3 | class 4 | class 5 |"
   echo "|---|---|---|---|---|---|"
   local dir; dir=$(ls -d "$out/cal/A__C_with_spread_keeps_alone"*-1 | head -1)
-  for p in fifo bigc kairos; do
-    # Class by task count (30, 60, 172, 284); classes 1 and 2 by mean task
-    # time, which A scales down (class 1's 40 s and class 2's 98 s to about
-    # two thirds), so the cut is lower than C's 70 s.
-    tail -n +2 "$dir/jobs-$p.csv" | awk -F, '{ c = $8 == 30 ? ($13 < 45 ? 1 : 2) : $8 == 60 ? 3 : $8 == 172 ? 4 : 5; print c, $6 }' \
-      | sort -k1,1n -k2,2g | awk -v p=$p '{ n[$1]++; v[$1, n[$1]] = $2 } END {
-        printf "| %s |", p; for (c = 1; c <= 5; c++) printf " %.0f |", v[c, int((n[c] + 1) / 2)]; print "" }'
-  done
+  # A scales the mean task times down (class 1's 40 s and class 2's 98 s to
+  # about two thirds), so the cut between them is lower than C's 70 s.
+  class_medians "$dir" 45
   echo
   printf "Floor under any policy's p50 under A (the 50th smallest job's longest map + longest reduce), seeds 1-5:"
   for seed in 1 2 3 4 5; do
