@@ -235,6 +235,22 @@ c5_row() { # label, workload file, workload options, simulator flags, nodes (30)
   echo "$acc" | awk -v l="$label" '{ for (i = 1; i <= 6; i++) { s = 0; for (k = 0; k < 5; k++) s += $(i + 6 * k); m[i] = s / 5 }
     printf "| %s | %.0f | %.0f | %.0f | %.0f | %.2f | %.0f | %.0f |\n", l, m[1], m[2], m[4], m[5], m[5] / m[2], m[3], m[6] }'
 }
+# One class's job alone on the testbed (trace `DIR/alone-CLASS`) under C's
+# simulator flags and the workload options OPTS, seeds 1-5: the sums of
+# fifo's and kairos's response and of fifo's task work, as "f k w".
+alone_sums() { # directory, class, workload options
+  local dir=$1 c=$2 m=$3 f=0 k=0 w=0 seed o
+  for seed in 1 2 3 4 5; do
+    o="$dir/alone-$c-$(echo "$m" | tr -c 'A-Za-z0-9' _)-$seed"
+    # shellcheck disable=SC2086
+    $sojourn compare --workload "kairos:$dir/alone-$c:$m:overhead_s=5:seed=$seed" --node-vcores 4 \
+      --classes none -q --no-wall-clock --nodes 30 --node-memory-mb 40960 --policies fifo,kairos $C_SIM --out "$o" >/dev/null
+    f=$(tail -1 "$o/jobs-fifo.csv" | awk -F, -v a="$f" '{ print a + $6 }')
+    k=$(tail -1 "$o/jobs-kairos.csv" | awk -F, -v a="$k" '{ print a + $6 }')
+    w=$(tail -1 "$o/jobs-fifo.csv" | awk -F, -v a="$w" '{ print a + $11 }')
+  done
+  echo "$f $k $w"
+}
 class5_tail() {
   local c5_tag # read by c5_row (bash scoping is dynamic)
   mkdir -p "$out/c5"
@@ -247,15 +263,8 @@ class5_tail() {
     line=${cl#*:}; table=${line#*:}; line=${line%%:*}
     awk -v n="$line" 'NR == n { $1 = 1; print }' "$wl" >"$out/c5/alone-$c"
     for sp in 0 0.25; do
-      local f=0 k=0
-      for seed in 1 2 3 4 5; do
-        local o="$out/c5/alone-$c-$sp-$seed"
-        # shellcheck disable=SC2086
-        $sojourn compare --workload "kairos:$out/c5/alone-$c:spread=$sp:overhead_s=5:seed=$seed" --node-vcores 4 \
-          --classes none -q --no-wall-clock --nodes 30 --node-memory-mb 40960 --policies fifo,kairos $C_SIM --out "$o" >/dev/null
-        f=$(tail -1 "$o/jobs-fifo.csv" | awk -F, -v a="$f" '{ print a + $6 }')
-        k=$(tail -1 "$o/jobs-kairos.csv" | awk -F, -v a="$k" '{ print a + $6 }')
-      done
+      local f k
+      read -r f k _ <<<"$(alone_sums "$out/c5" "$c" "spread=$sp")"
       acc="$acc $f $k"
     done
     echo "$acc" | awk -v l="class $c (line $line; $table s)" '{ printf "| %s | %.0f | %.0f | %.0f | %.0f |\n", l, $1 / 5, $3 / 5, $2 / 5, $4 / 5 }'
@@ -332,17 +341,7 @@ spread_alone() {
     line=${cl#*:}; table=${line#*:}; line=${line%%:*}
     awk -v n="$line" 'NR == n { $1 = 1; print }' "$wl" >"$out/sa/alone-$c"
     for m in "spread=0" "spread=0.25" "spread=0.25:spread_keeps=alone"; do
-      local f=0 k=0 w=0
-      for seed in 1 2 3 4 5; do
-        local o; o="$out/sa/alone-$c-$(echo "$m" | tr -c 'A-Za-z0-9' _)-$seed"
-        # shellcheck disable=SC2086
-        $sojourn compare --workload "kairos:$out/sa/alone-$c:$m:overhead_s=5:seed=$seed" --node-vcores 4 \
-          --classes none -q --no-wall-clock --nodes 30 --node-memory-mb 40960 --policies fifo,kairos $C_SIM --out "$o" >/dev/null
-        f=$(tail -1 "$o/jobs-fifo.csv" | awk -F, -v a="$f" '{ print a + $6 }')
-        k=$(tail -1 "$o/jobs-kairos.csv" | awk -F, -v a="$k" '{ print a + $6 }')
-        w=$(tail -1 "$o/jobs-fifo.csv" | awk -F, -v a="$w" '{ print a + $11 }')
-      done
-      acc="$acc $f $k $w"
+      acc="$acc $(alone_sums "$out/sa" "$c" "$m")"
     done
     echo "$acc" | awk -v l="class $c (line $line; $table s)" '{
       printf "| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f |\n", l, $1 / 5, $4 / 5, $7 / 5, $2 / 5, $5 / 5, $8 / 5, $9 / $6 }'
