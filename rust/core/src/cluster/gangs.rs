@@ -7,7 +7,7 @@
 //! Nothing is kept for a cluster without gangs: the per-event hooks cost
 //! other policies one lookup in an empty map.
 
-use super::{AssignmentBudget, Cluster};
+use super::{AssignmentBudget, Cluster, Refusal};
 use crate::error::{CoreError, Result};
 use crate::ids::{AppId, ContainerId, GangId, NodeId, Priority};
 use crate::resources::Resources;
@@ -58,9 +58,9 @@ impl Cluster {
         now: Time,
     ) -> Result<(GangId, Vec<Member>)> {
         let budget = self.assignment_budget;
-        if let Some(b) = budget.filter(|b| b.left == 0) {
+        if self.assignments_left() == Some(0) {
             let node = placements.first().map_or(NodeId(0), |(n, _)| *n);
-            return Err(CoreError::AssignmentLimit { limit: b.limit, app, node });
+            return Err(self.refusal_error(Refusal::AssignmentLimit, app, priority, node));
         }
         self.assignment_budget = None;
         let reservations: Vec<HeldBefore> =
