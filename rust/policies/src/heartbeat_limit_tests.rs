@@ -5,7 +5,7 @@
 //! cannot split it, so a gang starts whole while the heartbeat has any
 //! assignment left (`Cluster::allocate_gang`).
 
-use crate::test_support::{allocations, job_in, node};
+use crate::test_support::{allocations, core_with, job_in, node};
 use sojourn_core::{CoreConfig, Decision, Event, Harness, NodeId, Phase, Time};
 use std::collections::BTreeMap;
 
@@ -66,12 +66,11 @@ fn every_policy_places_at_most_the_limit_per_heartbeat_and_serves_every_ask() {
 #[test]
 fn tetrisched_starts_a_gang_larger_than_the_limit_at_a_heartbeat() {
     const LIMIT: u32 = 2;
-    let params: BTreeMap<String, String> = [("bind_on_heartbeat", "true"), ("elastic_asks", "false")]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let policy = crate::build("tetrisched", &params).expect("valid parameters");
-    let mut c = Harness::new(policy, CoreConfig { max_assignments: Some(LIMIT), ..CoreConfig::default() });
+    let mut c = core_with(
+        "tetrisched",
+        &[("bind_on_heartbeat", "true"), ("elastic_asks", "false")],
+        CoreConfig { max_assignments: Some(LIMIT), ..CoreConfig::default() },
+    );
     node(&mut c, 1, 8 * 1024, 8);
     node(&mut c, 2, 8 * 1024, 8);
     job_in(&mut c, 0, 1, "default", 5, Phase::Map);

@@ -12,9 +12,14 @@ use std::collections::BTreeMap;
 
 /// A core running `policy` with `kv` parameters.
 pub fn core(policy: &str, kv: &[(&str, &str)]) -> Harness {
+    core_with(policy, kv, CoreConfig::default())
+}
+
+/// A core running `policy` with `kv` parameters under the host's `config`.
+pub fn core_with(policy: &str, kv: &[(&str, &str)], config: CoreConfig) -> Harness {
     let given: BTreeMap<String, String> = kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let p = crate::build(policy, &given).expect("valid parameters");
-    Harness::new(p, CoreConfig::default())
+    Harness::new(p, config)
 }
 
 /// Checks `kv` against `policy`'s schema, returning the error text.
