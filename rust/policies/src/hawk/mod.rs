@@ -180,6 +180,7 @@
 //! `sticky_probes` (probes that got more than one), `probes_purged`;
 //! DLWL counts `dlwl_placed`.
 
+mod blocks;
 mod books;
 mod central;
 mod config;

@@ -4,6 +4,7 @@
 //! walking an ordered map; ids past [`DENSE_IDS`] (a hostile recording, a
 //! long-lived RM) go to an ordered map instead of growing the vector.
 
+use super::blocks::{Blocks, Summaries};
 use super::{Bits, Entry, Req};
 use sojourn_core::{ContainerId, NodeId, Resources};
 use std::collections::{BTreeMap, VecDeque};
@@ -76,6 +77,13 @@ impl SlotBits {
     pub fn contains(&self, slot: u32) -> bool {
         let (w, b) = Self::at(slot);
         self.0[w] & b != 0
+    }
+
+    /// The set folded to 256 bits (a slot's bit is its number mod 256),
+    /// as [`super::blocks::ProbeSlots`] keeps slots.
+    pub fn folded(&self) -> [u64; 4] {
+        let w = &self.0;
+        std::array::from_fn(|i| w[i] | w[i + 4] | w[i + 8] | w[i + 12])
     }
 
     pub fn union(&mut self, other: &SlotBits) {
@@ -463,6 +471,13 @@ impl Hot {
         self.hi & 1 != 0
     }
 
+    /// SRPT's slack (§6.8): how much more may bypass the entry with the
+    /// starvation factor `factor`.
+    #[inline]
+    pub fn slack(&self, factor: f64) -> f64 {
+        factor * self.est_us() as f64 - self.bypass_us() as f64
+    }
+
     fn add_bypass(&mut self, us: u64) {
         let bypass_us = self.bypass_us().saturating_add(us).min(BYPASS_MAX_US);
         self.hi = bypass_us << 18 | (self.hi & ((1 << 18) - 1));
@@ -502,11 +517,15 @@ fn join(h: Hot, c: Cold) -> Entry {
 }
 
 /// A node's queue of entries: two deques of the same length, the scanned
-/// part ([`Hot`]) and the rest, in queue order.
+/// part ([`Hot`]) and the rest, in queue order; and over the scanned part,
+/// a summary per block of consecutive entries ([`BlockSummary`]), which
+/// lets SRPT's scan pass a block none of whose entries it could choose.
 #[derive(Clone, Debug, Default)]
 pub struct EntryQueue {
     hot: VecDeque<Hot>,
     cold: VecDeque<Cold>,
+    /// The scanned part cut into blocks, with their summaries.
+    blocks: Blocks,
 }
 
 impl EntryQueue {
@@ -523,6 +542,12 @@ impl EntryQueue {
         &self.hot
     }
 
+    /// The scanned part with its block summaries.
+    pub fn summaries(&mut self) -> (&VecDeque<Hot>, Summaries<'_>) {
+        let EntryQueue { hot, blocks, .. } = self;
+        (&*hot, Summaries::new(hot, blocks))
+    }
+
     /// The req of the entry at `at`.
     pub fn req(&self, at: usize) -> Option<Req> {
         self.cold.get(at).map(|c| c.req)
@@ -536,24 +561,34 @@ impl EntryQueue {
         let (h, c) = split(e);
         self.hot.push_back(h);
         self.cold.push_back(c);
+        self.blocks.pushed(&h);
     }
 
     pub fn insert(&mut self, at: usize, e: Entry) {
+        if at >= self.len() {
+            return self.push_back(e);
+        }
         let (h, c) = split(e);
+        let Some((b, _)) = self.blocks.locate(at) else { return };
         self.hot.insert(at, h);
         self.cold.insert(at, c);
+        self.blocks.inserted(b, &h);
     }
 
     pub fn remove(&mut self, at: usize) -> Option<Entry> {
+        let (b, _) = self.blocks.locate(at)?;
         let h = self.hot.remove(at)?;
         let c = self.cold.remove(at)?;
+        self.blocks.removed(b, &h);
         Some(join(h, c))
     }
 
     /// Removes the entries in `range`, returning them in order.
     pub fn drain(&mut self, range: std::ops::Range<usize>) -> Vec<Entry> {
         let cold: Vec<Cold> = self.cold.drain(range.clone()).collect();
-        self.hot.drain(range).zip(cold).map(|(h, c)| join(h, c)).collect()
+        let gone: Vec<Entry> = self.hot.drain(range.clone()).zip(cold).map(|(h, c)| join(h, c)).collect();
+        self.blocks.drained(range);
+        gone
     }
 
     /// Adds `us` to the bypass counter of the first `n` entries.
@@ -561,11 +596,19 @@ impl EntryQueue {
         for h in self.hot.iter_mut().take(n) {
             h.add_bypass(us);
         }
+        self.blocks.bypassed(&self.hot, n);
     }
 
     /// Every entry, in order (copies).
     pub fn iter(&self) -> impl Iterator<Item = Entry> + '_ {
         self.hot.iter().zip(self.cold.iter()).map(|(h, c)| join(*h, *c))
+    }
+
+    /// Whether the blocks cover the queue, none empty, and every summary
+    /// kept (with `factor`) is one a scan may use.
+    #[cfg(test)]
+    pub fn blocks_hold(&self, factor: f64) -> bool {
+        self.blocks.hold(&self.hot, factor)
     }
 }
 
@@ -587,7 +630,83 @@ impl FromIterator<Entry> for EntryQueue {
 
 #[cfg(test)]
 mod tests {
-    use super::{DeadProbes, Hot, SlotBits, BYPASS_MAX_US, EST_MAX_US};
+    use super::{DeadProbes, EntryQueue, Hot, SlotBits, BYPASS_MAX_US, EST_MAX_US};
+    use crate::hawk::Entry;
+    use proptest::prelude::*;
+    use sojourn_core::{AppId, Priority};
+
+    /// A change to a queue: push, insert at, remove at, drain a range,
+    /// bypass the first n, or summarize every block (as a scan would).
+    #[derive(Clone, Debug)]
+    enum QueueOp {
+        Push(u64, bool, bool, u32),
+        Insert(usize, u64, bool, bool, u32),
+        Remove(usize),
+        Drain(usize, usize),
+        Bypass(usize, u64),
+        Summarize,
+    }
+
+    fn queue_op() -> impl Strategy<Value = QueueOp> {
+        let entry = (0u64..50, any::<bool>(), any::<bool>(), 0u32..2048);
+        prop_oneof![
+            4 => entry.clone().prop_map(|(est, long, probe, view)| QueueOp::Push(est, long, probe, view)),
+            2 => (0usize..40, entry).prop_map(|(at, (est, long, probe, view))| QueueOp::Insert(at, est, long, probe, view)),
+            3 => (0usize..40).prop_map(QueueOp::Remove),
+            1 => (0usize..40, 0usize..6).prop_map(|(at, n)| QueueOp::Drain(at, n)),
+            2 => (0usize..40, 0u64..30).prop_map(|(n, us)| QueueOp::Bypass(n, us)),
+            3 => Just(QueueOp::Summarize),
+        ]
+    }
+
+    proptest! {
+        /// Through pushes, inserts, removals, drains and bypasses, the
+        /// blocks cover the queue and every summary kept is one a scan may
+        /// use: the least slack exact, estimates no higher, slots no fewer.
+        #[test]
+        fn a_queues_block_summaries_hold_through_its_changes(ops in prop::collection::vec(queue_op(), 1..120)) {
+            let factor = 1.5;
+            let mut q = EntryQueue::default();
+            let mut model: Vec<(u64, bool, bool)> = Vec::new();
+            let entry = |est: u64, long: bool, probe: bool, view: u32| {
+                Entry::new((AppId(view), Priority(0)), long, probe, est).viewed(view)
+            };
+            for op in ops {
+                match op {
+                    QueueOp::Push(est, long, probe, view) => {
+                        q.push_back(entry(est, long, probe, view));
+                        model.push((est, long, probe));
+                    }
+                    QueueOp::Insert(at, est, long, probe, view) => {
+                        q.insert(at, entry(est, long, probe, view));
+                        model.insert(at.min(model.len()), (est, long, probe));
+                    }
+                    QueueOp::Remove(at) => {
+                        let gone = q.remove(at).map(|e| (e.est_us, e.long, e.probe));
+                        prop_assert_eq!(gone, (at < model.len()).then(|| model.remove(at)));
+                    }
+                    QueueOp::Drain(at, n) => {
+                        let (at, end) = (at.min(model.len()), (at + n).min(model.len()));
+                        let gone: Vec<_> = q.drain(at..end).into_iter().map(|e| (e.est_us, e.long, e.probe)).collect();
+                        prop_assert_eq!(gone, model.drain(at..end).collect::<Vec<_>>());
+                    }
+                    QueueOp::Bypass(n, us) => q.add_bypass(n, us),
+                    QueueOp::Summarize => {
+                        let (_, mut sums) = q.summaries();
+                        let mut b = 0;
+                        let mut start = 0;
+                        while let Some(len) = sums.len(b) {
+                            prop_assert!(sums.summary(b, start, factor).is_some());
+                            (b, start) = (b + 1, start + len);
+                        }
+                    }
+                }
+                prop_assert_eq!(q.len(), model.len());
+                prop_assert!(q.blocks_hold(factor), "{:?}", q);
+            }
+            prop_assert_eq!(q.iter().map(|e| (e.est_us, e.long, e.probe)).collect::<Vec<_>>(), model);
+        }
+    }
 
     /// A slot that died is in both parts; a selection clears the scanned
     /// part (and the queue's when it scanned all of it); a long entry

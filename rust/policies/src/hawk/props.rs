@@ -11,6 +11,7 @@
 //! - the short partition holds no long task;
 //! - the same seed gives the same decisions.
 
+use super::nodes::SlotBits;
 use super::views::{AskView, AskViews, NO_VIEW};
 use super::{srpt, Hawk};
 use crate::test_support::props::{self, Driver, Op, OpSpace, Setup};
@@ -137,9 +138,10 @@ const SRPT_SETTINGS: &[(&str, &[(&str, &str)])] = &[
 /// After a step: every queued entry's ask view is the core's ask, and so
 /// is what a get-task for it would hold;
 /// selection through the views picks and purges, on every node and with
-/// the AM share full or not, what selection reading the core does; and a
-/// busy node whose selection `serve` skips would have purged and started
-/// nothing.
+/// the AM share full or not, what selection reading the core does, and
+/// passing blocks whole what it does reading every entry (the queues'
+/// block summaries hold); and a busy node whose selection `serve` skips
+/// would have purged and started nothing.
 fn check_views(d: &Driver, name: &str, kv: &[(&str, &str)]) -> Result<(), TestCaseError> {
     let h = hawk(d);
     let cluster = d.cluster();
@@ -167,14 +169,34 @@ fn check_views(d: &Driver, name: &str, kv: &[(&str, &str)]) -> Result<(), TestCa
                 node
             );
         }
+        let whole = h.cfg.order == super::Order::SrptAll;
+        prop_assert!(ns.queue.blocks_hold(h.cfg.starvation_factor), "{} {:?}: the blocks at {}", name, kv, node);
+        // (the filter `serve` passes)
+        let filter = if h.views.busy_skip { ns.dead.filter(whole) } else { &SlotBits::ALL };
+        for (am_full, dead) in [(false, filter), (true, filter), (false, &SlotBits::ALL)] {
+            let mut by_block = ns.queue.clone();
+            let mut by_entry = ns.queue.clone();
+            let (order, factor) = (h.cfg.order, h.cfg.starvation_factor);
+            let picked = srpt::select(&mut by_block, order, factor, cluster, &h.views, am_full, dead);
+            let read = srpt::select_with(&mut by_entry, order, factor, cluster, &h.views, am_full, dead, false);
+            let reqs = |q: &mut dyn Iterator<Item = super::Entry>| q.map(|e| e.req).collect::<Vec<_>>();
+            prop_assert_eq!(picked.0, read.0, "{} {:?}: the pick by blocks at {}", name, kv, node);
+            prop_assert_eq!(
+                reqs(&mut picked.1.into_iter()),
+                reqs(&mut read.1.into_iter()),
+                "{} {:?}: purged by blocks at {}",
+                name,
+                kv,
+                node
+            );
+        }
         for am_full in [false, true] {
             let mut viewed = ns.queue.clone();
             let mut read = ns.queue.iter().map(|e| e.viewed(NO_VIEW)).collect();
             let (order, factor) = (h.cfg.order, h.cfg.starvation_factor);
-            let (pick, purged) =
-                srpt::select(&mut viewed, order, factor, cluster, &h.views, am_full, &super::nodes::SlotBits::ALL);
+            let (pick, purged) = srpt::select(&mut viewed, order, factor, cluster, &h.views, am_full, &SlotBits::ALL);
             let (pick_read, purged_read) =
-                srpt::select(&mut read, order, factor, cluster, &h.views, am_full, &super::nodes::SlotBits::ALL);
+                srpt::select(&mut read, order, factor, cluster, &h.views, am_full, &SlotBits::ALL);
             let reqs = |q: &mut dyn Iterator<Item = super::Entry>| q.map(|e| e.req).collect::<Vec<_>>();
             prop_assert_eq!(pick, pick_read, "{} {:?}: the pick at {}", name, kv, node);
             prop_assert_eq!(
