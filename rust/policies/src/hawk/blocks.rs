@@ -211,17 +211,21 @@ impl Blocks {
         }
     }
 
-    /// The first `n` entries of `hot` were bypassed: the least slack of
-    /// their blocks is made again here, where the entries were just read
-    /// (dropped, every summary in front of a served entry would be made
-    /// again by the next scan, and SRPT serves entries deep in the queue).
-    pub fn bypassed(&mut self, hot: &VecDeque<Hot>, n: usize) {
+    /// Adds `us` to the bypass counter of the first `n` entries of `hot`,
+    /// block by block, making each summarized block's least slack again
+    /// while its entries are at hand (dropped, every summary in front of a
+    /// served entry would be made again by the next scan, and SRPT serves
+    /// entries deep in the queue).
+    pub fn bypass(&mut self, hot: &mut VecDeque<Hot>, n: usize, us: u64) {
         let mut start = 0;
         for (len, sum) in self.lens.iter().zip(self.sums.iter_mut()) {
             if start >= n {
                 break;
             }
             let end = (start + *len as usize).min(hot.len());
+            for h in hot.range_mut(start.min(end)..end.min(n)) {
+                h.add_bypass(us);
+            }
             if let Some(s) = sum {
                 s.min_slack = least_slack(hot.range(start.min(end)..end), f64::from_bits(s.factor_bits));
             }

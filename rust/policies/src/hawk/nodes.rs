@@ -478,7 +478,7 @@ impl Hot {
         factor * self.est_us() as f64 - self.bypass_us() as f64
     }
 
-    fn add_bypass(&mut self, us: u64) {
+    pub(super) fn add_bypass(&mut self, us: u64) {
         let bypass_us = self.bypass_us().saturating_add(us).min(BYPASS_MAX_US);
         self.hi = bypass_us << 18 | (self.hi & ((1 << 18) - 1));
     }
@@ -593,10 +593,7 @@ impl EntryQueue {
 
     /// Adds `us` to the bypass counter of the first `n` entries.
     pub fn add_bypass(&mut self, n: usize, us: u64) {
-        for h in self.hot.iter_mut().take(n) {
-            h.add_bypass(us);
-        }
-        self.blocks.bypassed(&self.hot, n);
+        self.blocks.bypass(&mut self.hot, n, us);
     }
 
     /// Every entry, in order (copies).
