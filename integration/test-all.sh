@@ -17,6 +17,32 @@ echo "logs: $logs"
 step() { printf '\n==> %s\n' "$*"; }
 have() { command -v "$1" >/dev/null 2>&1; }
 
+# Why a gradle test step failed, its cause printed last: CI shows only the
+# tail of this output, and a tail of gradle's log is its summary, not the cause.
+explain_gradle_failure() { # $1 = the step's log
+  tail -30 "$1" >&2
+  echo "--- failed tests, with the first lines of each failure ---" >&2
+  grep -E -A14 '(^| )FAILED$|^junit FAILED' "$1" \
+    | grep -vE '^\s+at (java\.|jdk\.|sun\.|org\.junit|org\.gradle|worker\.)' | head -80 >&2
+}
+
+# The scheduler runs of compare.sh (SLS, GridMix): each one's status, and the
+# last lines of the log of each that failed.
+explain_compare_runs() { # $@ = compare.sh OUT directories
+  local out run f
+  for out in "$@"; do
+    for run in "$out"/*/; do
+      if [ ! -f "$run/exit" ]; then continue; fi
+      echo "--- $run: exit status and seconds: $(cat "$run/exit") ---" >&2
+      if [ "$(cut -d' ' -f1 "$run/exit")" = 0 ]; then continue; fi
+      for f in stdout.log runner.log; do
+        if [ -f "$run/$f" ]; then tail -15 "$run/$f" >&2; fi
+      done
+      grep -E ' (ERROR|FATAL) ' "$run/sls.log" 2>/dev/null | head -10 >&2 || true
+    done
+  done
+}
+
 apt_install() {
   local missing=()
   for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
@@ -73,7 +99,7 @@ SOJOURN_SCREENSHOT="$logs/scheduler-page.png" gradle test --no-daemon -q -PwithM
   | tee "$logs/gradle-test.log" | grep -E '^junit:|FAILED|BUILD' || true
 if ! grep -qE '^junit: [0-9]+ passed, 0 failed' "$logs/gradle-test.log"; then
   echo "gradle test failed" >&2
-  tail -60 "$logs/gradle-test.log" >&2
+  explain_gradle_failure "$logs/gradle-test.log"
   exit 1
 fi
 
@@ -88,7 +114,7 @@ gradle test --no-daemon -q -PhadoopVersion=3.4.1 -PcargoTargetDir="${CARGO_TARGE
   | tee "$logs/gradle-test-341.log" | grep -E '^junit:|FAILED|BUILD' || true
 if ! grep -qE '^junit: [0-9]+ passed, 0 failed' "$logs/gradle-test-341.log"; then
   echo "gradle test on Hadoop 3.4.1 failed" >&2
-  tail -60 "$logs/gradle-test-341.log" >&2
+  explain_gradle_failure "$logs/gradle-test-341.log"
   exit 1
 fi
 
@@ -97,7 +123,8 @@ gradle slsTest --no-daemon -q -PcargoTargetDir="${CARGO_TARGET_DIR:-$root/target
   | tee "$logs/gradle-sls.log" | grep -E '^junit|FAILED|BUILD' || true
 if ! grep -qE '^junit \(sls\): [0-9]+ passed, 0 failed' "$logs/gradle-sls.log"; then
   echo "gradle slsTest failed" >&2
-  tail -60 "$logs/gradle-sls.log" >&2
+  explain_compare_runs build/sls-test-work/compare
+  explain_gradle_failure "$logs/gradle-sls.log"
   exit 1
 fi
 
@@ -107,7 +134,8 @@ gradle gridmixTest --no-daemon -q -PcargoTargetDir="${CARGO_TARGET_DIR:-$root/ta
   | tee "$gridmix_log" | grep -E '^junit|^compare.sh|FAILED|BUILD' || true
 if ! grep -qE '^junit \(gridmix\): [0-9]+ passed, 0 failed' "$gridmix_log"; then
   echo "gradle gridmixTest failed (log: $gridmix_log)" >&2
-  tail -60 "$gridmix_log" >&2
+  explain_compare_runs build/gridmix-test-work/compare build/gridmix-test-work/pigmix
+  explain_gradle_failure "$gridmix_log"
   exit 1
 fi
 

@@ -46,10 +46,7 @@ public class SchedulerWebTest extends SojournTestBase {
   /** {@code conf} with the RM's web app on a free port, the page and REST set; returns the base URL. */
   private static String withWebApp(YarnConfiguration conf) throws Exception {
     conf.setBoolean("mockrm.webapp.enabled", true);
-    int port;
-    try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
-      port = free.getLocalPort();
-    }
+    int port = FreePorts.next();
     conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + port);
     conf.set("yarn.http.rmwebapp.scheduler.page.class", SojournSchedulerPage.class.getName());
     conf.set("yarn.http.rmwebapp.external.classes", SojournWebServices.class.getName());

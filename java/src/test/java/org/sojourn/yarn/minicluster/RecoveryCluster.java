@@ -5,7 +5,6 @@ import static org.junit.Assert.assertTrue;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -44,6 +43,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.sojourn.yarn.FreePorts;
 import org.sojourn.yarn.MirrorCheckingScheduler;
 import org.sojourn.yarn.nm.SuspendListMac;
 import org.sojourn.yarn.nm.SuspendingContainerExecutor;
@@ -63,12 +63,6 @@ final class RecoveryCluster {
   static final Priority PRIO = Priority.newInstance(1);
 
   private RecoveryCluster() {}
-
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
 
   /** A fresh directory under the test dir, holding the counting loop {@code loop.sh}. */
   static File workDir(String prefix) throws IOException {
@@ -162,11 +156,11 @@ final class RecoveryCluster {
 
   /** One RM at fixed ports. */
   static void fixPorts(Configuration conf) throws IOException {
-    conf.set(YarnConfiguration.RM_ADDRESS, "127.0.0.1:" + freePort());
-    conf.set(YarnConfiguration.RM_SCHEDULER_ADDRESS, "127.0.0.1:" + freePort());
-    conf.set(YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS, "127.0.0.1:" + freePort());
-    conf.set(YarnConfiguration.RM_ADMIN_ADDRESS, "127.0.0.1:" + freePort());
-    conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + freePort());
+    conf.set(YarnConfiguration.RM_ADDRESS, "127.0.0.1:" + FreePorts.next());
+    conf.set(YarnConfiguration.RM_SCHEDULER_ADDRESS, "127.0.0.1:" + FreePorts.next());
+    conf.set(YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS, "127.0.0.1:" + FreePorts.next());
+    conf.set(YarnConfiguration.RM_ADMIN_ADDRESS, "127.0.0.1:" + FreePorts.next());
+    conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + FreePorts.next());
   }
 
   /** Restarts the (only) RM in place with {@code policy}; waits for the NodeManager to re-register. */

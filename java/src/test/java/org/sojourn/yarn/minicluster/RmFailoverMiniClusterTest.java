@@ -15,6 +15,7 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
 import org.junit.Test;
+import org.sojourn.yarn.FreePorts;
 import org.sojourn.yarn.MirrorCheckingScheduler;
 import org.sojourn.yarn.nm.RmSuspendList;
 
@@ -50,7 +51,7 @@ public class RmFailoverMiniClusterTest {
     for (String id : IDS) {
       conf.set(HAUtil.addSuffix(YarnConfiguration.RM_HOSTNAME, id), "127.0.0.1");
       for (String key : YarnConfiguration.getServiceAddressConfKeys(conf)) {
-        conf.set(HAUtil.addSuffix(key, id), "127.0.0.1:" + RecoveryCluster.freePort());
+        conf.set(HAUtil.addSuffix(key, id), "127.0.0.1:" + FreePorts.next());
       }
     }
     MiniYARNCluster cluster = new MiniYARNCluster("sojourn-rm-ha", 2, 1, 1, 1);

@@ -5,7 +5,6 @@ import static org.junit.Assert.assertTrue;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -41,6 +40,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
 import org.junit.Test;
+import org.sojourn.yarn.FreePorts;
 import org.sojourn.yarn.SojournScheduler;
 import org.sojourn.yarn.nm.SuspendListMac;
 import org.sojourn.yarn.nm.SuspendingContainerExecutor;
@@ -69,12 +69,6 @@ import org.sojourn.yarn.nm.SuspendingContainerExecutor;
 public class SuspendResumeMiniClusterTest {
   private static final int N = 60;
   private static final Priority PRIO = Priority.newInstance(1);
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
 
   /** An unmanaged AM run by this test: its own UGI, AMRM token and NM tokens. */
   private static final class Am {
@@ -231,11 +225,11 @@ public class SuspendResumeMiniClusterTest {
     // Fixed RM ports, so the NodeManager's agent knows the RM's web address
     // before the RM starts (MiniYARNCluster's ephemeral ports are bound later).
     conf.setBoolean(YarnConfiguration.YARN_MINICLUSTER_FIXED_PORTS, true);
-    conf.set(YarnConfiguration.RM_ADDRESS, "127.0.0.1:" + freePort());
-    conf.set(YarnConfiguration.RM_SCHEDULER_ADDRESS, "127.0.0.1:" + freePort());
-    conf.set(YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS, "127.0.0.1:" + freePort());
-    conf.set(YarnConfiguration.RM_ADMIN_ADDRESS, "127.0.0.1:" + freePort());
-    conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + freePort());
+    conf.set(YarnConfiguration.RM_ADDRESS, "127.0.0.1:" + FreePorts.next());
+    conf.set(YarnConfiguration.RM_SCHEDULER_ADDRESS, "127.0.0.1:" + FreePorts.next());
+    conf.set(YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS, "127.0.0.1:" + FreePorts.next());
+    conf.set(YarnConfiguration.RM_ADMIN_ADDRESS, "127.0.0.1:" + FreePorts.next());
+    conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + FreePorts.next());
     return conf;
   }
 
