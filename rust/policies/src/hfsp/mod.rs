@@ -268,6 +268,14 @@ pub struct Hfsp {
     /// in when filed and on any change to its asks or containers, and
     /// leaves when a placement walk finds it with nothing to place.
     pub(crate) placeable: BTreeSet<(Rank, Key)>,
+    /// The moving ranks in the order they last had, while it provably
+    /// holds ([`order::KeptOrder`]).
+    pub(crate) kept: Option<order::KeptOrder>,
+    /// Times the order index was refiled: a kept order is void after one.
+    pub(crate) refilings: u64,
+    /// The virtual work (slot-ms per slot, aging speed included) both
+    /// pools have been advanced by since the start.
+    pub(crate) virtual_work: f64,
     last: Option<Time>,
     /// Running training tasks per type (T_curr).
     pub(crate) train_running: [u32; 2],
@@ -341,6 +349,9 @@ impl Hfsp {
             index,
             order_index: order::OrderIndex::default(),
             placeable: BTreeSet::new(),
+            kept: None,
+            refilings: 0,
+            virtual_work: 0.0,
             last: None,
             train_running: [0, 0],
             history: [(0.0, 0), (0.0, 0)],
@@ -443,6 +454,7 @@ impl Hfsp {
         let dt = self.last.map_or(0, |l| now.since(l)) as f64 * self.cfg.aging_speed;
         self.last = Some(now);
         if dt > 0.0 {
+            self.virtual_work += dt;
             for k in 0..2 {
                 for key in self.pools[k].advance(dt) {
                     if self.phases.get(&key).is_none_or(|p| p.real_done) {

@@ -10,8 +10,17 @@
 //! (virtually done, really not), or none ages (a cluster of nodes too small
 //! for a virtual slot), so a heartbeat ranks a few phases instead of every
 //! phase.
+//!
+//! When the waiting phases are many and size-based (hundreds of jobs queued,
+//! each with tasks to place), ranking the moving ones at every heartbeat is
+//! still most of its cost. Between two reallocations of the virtual slots
+//! each phase's V falls at a constant rate, its virtual slots, so the order
+//! they were ranked in holds until the first two neighbours in it meet: a
+//! [`KeptOrder`] keeps it that long, and a walk ranks its phases only as it
+//! reaches them.
 
 use super::*;
+use std::sync::Arc;
 
 /// Every phase not really done, filed by whether its rank moves.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -32,6 +41,48 @@ impl OrderIndex {
     }
 }
 
+/// The moving phases (size-based, ranked by V) in the order a full ranking
+/// gave, with how long that order provably holds.
+///
+/// Between two reallocations of a pool (`Pool::reallocations`) no virtual
+/// task completes and every phase keeps its virtual slots, so a phase's V
+/// falls by its slots × the work done (`advance_first`). Two neighbours in
+/// the order, the better a and the worse b, stay in that order until b's V,
+/// falling faster, meets a's: after (V_b − V_a) / (slots_b − slots_a) of
+/// work. The order holds until the first neighbours meet, less a margin of
+/// 10⁻⁹ of V for rounding; neighbours with the same tasks and slots stay
+/// equal and keep their sequence order. A refiling of the order index (a
+/// phase in, out, or changing how it ranks) or a reallocation voids it.
+#[derive(Clone, Debug)]
+pub(crate) struct KeptOrder {
+    keys: Arc<[Key]>,
+    /// `Hfsp::order_stamp` when ranked.
+    stamp: [u64; 3],
+    /// `Hfsp::virtual_work` when ranked, and below which it holds.
+    work_at: f64,
+    holds_until: f64,
+}
+
+#[cfg(test)]
+impl KeptOrder {
+    /// The virtual work done when the order was ranked.
+    pub(crate) fn ranked_at(&self) -> f64 {
+        self.work_at
+    }
+}
+
+/// Where a walk takes its moving ranks from.
+enum Moving {
+    /// Not ranked yet: ranked in full when the walk first needs one.
+    Unranked,
+    /// Ranked, best first.
+    Ranked(Vec<(Rank, Key)>),
+    /// A kept order: each phase ranked when the walk reaches it (on a
+    /// placement walk, phases with nothing to place passed over then), the
+    /// one reached so far in `reached`.
+    Kept { keys: Arc<[Key]>, reached: Option<(Rank, Key)> },
+}
+
 /// A walk over the order, best first, for a scheduling opportunity: the
 /// fixed ranks read from the index as it goes, the moving ones ranked when
 /// the walk first reaches them. Nothing a scheduling opportunity does after
@@ -48,8 +99,8 @@ impl OrderIndex {
 pub(crate) struct OrderWalk {
     /// The last fixed rank the walk took (it goes on after it).
     fixed_taken: Option<(Rank, Key)>,
-    /// The moving ranks, best first, once ranked.
-    moving: Option<Vec<(Rank, Key)>>,
+    /// The moving ranks, best first.
+    moving: Moving,
     next_moving: usize,
     /// Whether moving phases with nothing to place are left out.
     placeable_only: bool,
@@ -63,12 +114,30 @@ impl OrderWalk {
         let fixed = self.next_fixed(h);
         // Without FSPE+PS every moving rank is size-based (class 2): the
         // fixed ones of a better class all come first.
-        if self.moving.is_none() && fixed.is_some_and(|(r, _)| r.0 < 2) {
+        if !matches!(self.moving, Moving::Ranked(_)) && fixed.is_some_and(|(r, _)| r.0 < 2) {
             return fixed;
         }
         let placeable_in = self.placeable_only.then_some(cluster);
-        let moving = self.moving.get_or_insert_with(|| h.moving_ranked(placeable_in));
-        match (fixed, moving.get(self.next_moving).copied()) {
+        let moving = match &mut self.moving {
+            Moving::Unranked => {
+                let ranked = h.moving_ranked(placeable_in);
+                let first = ranked.get(self.next_moving).copied();
+                self.moving = Moving::Ranked(ranked);
+                first
+            }
+            Moving::Ranked(ranked) => ranked.get(self.next_moving).copied(),
+            Moving::Kept { keys, reached } => {
+                while reached.is_none() {
+                    let Some(key) = keys.get(self.next_moving) else { break };
+                    match placeable_in.is_none_or(|c| h.may_place(c, *key)).then(|| h.rank_now(*key)).flatten() {
+                        Some(rank) => *reached = Some((rank, *key)),
+                        None => self.next_moving += 1,
+                    }
+                }
+                *reached
+            }
+        };
+        match (fixed, moving) {
             (Some(f), Some(m)) => Some(f.min(m)),
             (f, m) => f.or(m),
         }
@@ -92,6 +161,9 @@ impl OrderWalk {
             self.fixed_taken = Some(entry);
         } else {
             self.next_moving += 1;
+            if let Moving::Kept { reached, .. } = &mut self.moving {
+                *reached = None;
+            }
         }
         Some(entry)
     }
@@ -119,6 +191,7 @@ impl Hfsp {
     /// the order (created, virtually done, sized, really done, revived,
     /// forgotten).
     pub(crate) fn refile(&mut self, key: Key) {
+        self.refilings += 1;
         let mut index = std::mem::take(&mut self.order_index);
         if let Some(r) = index.fixed_rank.remove(&key) {
             index.fixed.remove(&(r, key));
@@ -191,12 +264,61 @@ impl Hfsp {
         v
     }
 
+    /// A phase's rank now, from its state (none if it has no phase).
+    fn rank_now(&self, key: Key) -> Option<Rank> {
+        let p = self.phases.get(&key)?;
+        Some(self.rank(key, p, self.pools[key.1 as usize].phases.get(&key), None))
+    }
+
+    /// What a kept order depends on: refilings and both pools' reallocations.
+    fn order_stamp(&self) -> [u64; 3] {
+        [self.refilings, self.pools[0].reallocations, self.pools[1].reallocations]
+    }
+
+    /// The kept order of the moving phases, if it still holds.
+    fn kept_keys(&self) -> Option<&Arc<[Key]>> {
+        let kept = self.kept.as_ref()?;
+        let holds = kept.stamp == self.order_stamp()
+            && (self.virtual_work == kept.work_at || self.virtual_work < kept.holds_until);
+        holds.then_some(&kept.keys)
+    }
+
+    /// Ranks the moving phases in full and keeps their order, unless the
+    /// kept one still holds. Only for V (FSPE+PS ranks late phases by
+    /// their live tasks, and `virtual_finish` by projections, which move
+    /// otherwise).
+    pub(crate) fn keep_order(&mut self) {
+        if self.cfg.late_ps || self.cfg.order_by_finish || self.kept_keys().is_some() {
+            return;
+        }
+        let ranked = self.moving_ranked(None);
+        let vphase = |k: &Key| self.pools[k.1 as usize].phases.get(k);
+        let mut horizon = f64::INFINITY;
+        for pair in ranked.windows(2) {
+            let (Some(a), Some(b)) = (vphase(&pair[0].1), vphase(&pair[1].1)) else {
+                horizon = 0.0;
+                break;
+            };
+            horizon = horizon.min(work_apart(a, b));
+        }
+        self.kept = Some(KeptOrder {
+            keys: ranked.iter().map(|(_, k)| *k).collect(),
+            stamp: self.order_stamp(),
+            work_at: self.virtual_work,
+            holds_until: self.virtual_work + horizon,
+        });
+    }
+
     /// A walk over the order from its best phase; with `placeable_in`, a
     /// placement walk there (see [`OrderWalk`]).
     pub(crate) fn order_walk(&self, placeable_in: Option<&Cluster>) -> OrderWalk {
         OrderWalk {
             fixed_taken: None,
-            moving: self.cfg.late_ps.then(|| self.moving_ranked(placeable_in)),
+            moving: match self.kept_keys() {
+                _ if self.cfg.late_ps => Moving::Ranked(self.moving_ranked(placeable_in)),
+                Some(keys) => Moving::Kept { keys: Arc::clone(keys), reached: None },
+                None => Moving::Unranked,
+            },
             next_moving: 0,
             placeable_only: placeable_in.is_some(),
         }
@@ -206,7 +328,11 @@ impl Hfsp {
     pub fn order(&self) -> Vec<Key> {
         let mut out = Vec::with_capacity(self.order_index.fixed.len() + self.order_index.moving.len());
         let mut fixed = self.order_index.fixed.iter().peekable();
-        let mut moving = self.moving_ranked(None).into_iter().peekable();
+        let moving = match self.kept_keys() {
+            Some(keys) => keys.iter().filter_map(|k| self.rank_now(*k).map(|r| (r, *k))).collect(),
+            None => self.moving_ranked(None),
+        };
+        let mut moving = moving.into_iter().peekable();
         loop {
             let take_fixed = match (fixed.peek(), moving.peek()) {
                 (Some(f), Some(m)) => *f < m,
@@ -231,5 +357,26 @@ impl Hfsp {
             .collect();
         v.sort_unstable();
         v.into_iter().map(|(_, k)| k).collect()
+    }
+}
+
+/// The work (slot-ms per slot) for which phase `a`, ranked before `b` by V,
+/// provably stays before it while both keep their virtual slots (see
+/// [`KeptOrder`]).
+fn work_apart(a: &VPhase, b: &VPhase) -> f64 {
+    if a.running == b.running && a.tasks == b.tasks {
+        return f64::INFINITY; // stepped alike, equal at every step
+    }
+    let (va, vb) = (a.size(), b.size());
+    let margin = 1e-9 * va.max(vb).max(1.0);
+    let gap = vb - va;
+    if gap <= margin {
+        return 0.0;
+    }
+    let closing = b.running as f64 - a.running as f64;
+    if closing <= 0.0 {
+        f64::INFINITY
+    } else {
+        (gap - margin) / closing
     }
 }

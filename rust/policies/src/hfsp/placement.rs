@@ -95,6 +95,16 @@ impl Hfsp {
         false
     }
 
+    /// Whether a placement step on `node` may still place anything: the node
+    /// has room, and the host's per-heartbeat limit leaves an assignment or
+    /// some container is suspended (a resume is no assignment). Otherwise
+    /// every step would find each ask refused, with no side effect, so a
+    /// heartbeat stops walking the order there.
+    fn step_may_place(&self, cluster: &Cluster, node: NodeId) -> bool {
+        crate::common::node_has_room(cluster, node)
+            && (cluster.assignments_left() != Some(0) || self.index.any_suspended())
+    }
+
     /// Delay scheduling (§1.7 step 5, §7.18): the locality level a phase
     /// may take (0 node-local, 1 rack-local, 2 any) after waiting since its
     /// first skip: node-local only for D, rack-local until 2D, then any.
@@ -277,6 +287,7 @@ impl Hfsp {
             preempt::resume_pass(self, ctx, Some(node));
             return;
         }
+        self.keep_order();
         // Tiny phases outrank training (size 0).
         debug_assert_eq!(self.order(), self.order_by_full_sort(), "the order index went stale");
         let mut order = self.order_walk(Some(ctx.cluster()));
@@ -303,9 +314,7 @@ impl Hfsp {
             'train: while self.train_running[kind as usize] < self.cfg.train_slots[kind as usize] {
                 if self.cfg.train_by_progress {
                     for key in self.training_candidates(ctx.cluster(), kind) {
-                        if crate::common::node_has_room(ctx.cluster(), node)
-                            && self.place_one(ctx, key, node, &mut quota)
-                        {
+                        if self.step_may_place(ctx.cluster(), node) && self.place_one(ctx, key, node, &mut quota) {
                             continue 'train;
                         }
                     }
@@ -315,7 +324,7 @@ impl Hfsp {
                 // phase's candidacy, so this meets the list's sequence.
                 // A failed placement leaves the node's room as it was: on a
                 // full node every candidate would fail, so none is tried.
-                if !crate::common::node_has_room(ctx.cluster(), node) {
+                if !self.step_may_place(ctx.cluster(), node) {
                     break;
                 }
                 let mut cursor = None;
@@ -329,7 +338,7 @@ impl Hfsp {
             }
         }
         // Late phases, then the size-based queue (step 2).
-        while crate::common::node_has_room(ctx.cluster(), node) {
+        while self.step_may_place(ctx.cluster(), node) {
             let Some((_, key)) = order.next(self, ctx.cluster()) else { break };
             // Most phases in the order have every task placed (late ones
             // above all): skip them before the placement step's lookups,

@@ -742,3 +742,37 @@ fn a_cluster_that_gains_virtual_slots_starts_aging() {
     assert_eq!(virtual_size(&c, 2), 15_000.0);
     assert_eq!(order_of_apps(&c), vec![2, 3, 1]);
 }
+
+/// The kept order of the size-based queue (order.rs, `KeptOrder`) holds
+/// until two phases meet, and no longer. Three virtual and real slots; B
+/// (10 × 10.8 s, V 108 s) comes before A (10 × 10 s, V 100 s), so max-min
+/// gives B the remainder slot: V(B) = 108 − 2t, V(A) = 100 − t, which meet
+/// at t = 8 s, before any virtual task completes (10 s). A fills the node at
+/// 0. A container freed at 5 s goes to A (95 < 98) from the order kept at 0;
+/// one freed at 9 s goes to B (90 < 91), ranked afresh.
+#[test]
+fn a_kept_order_holds_until_two_phases_meet() {
+    let mut c = core(&[]);
+    node(&mut c, 0, 3072, 3);
+    job(&mut c, 0, 1, 10, 10_800);
+    job(&mut c, 0, 2, 10, 10_000);
+    let first = allocations(&heartbeat(&mut c, 0, 0));
+    assert_eq!(first.iter().map(|a| a.0).collect::<Vec<_>>(), vec![2, 2, 2]);
+    let kept_at = |c: &Harness| {
+        let h = c.policy_as::<super::Hfsp>().expect("hfsp");
+        h.kept.as_ref().map(|k| k.ranked_at())
+    };
+    assert_eq!(kept_at(&c), Some(0.0), "the order is kept from the first heartbeat");
+
+    finish(&mut c, 5000, first[0].1);
+    assert_eq!(apps_placed(&mut c, 5000, 0), vec![2]);
+    assert_eq!(kept_at(&c), Some(0.0), "at 5 s the order kept at 0 still holds");
+    assert_eq!(virtual_size(&c, 1), 98_000.0);
+    assert_eq!(virtual_size(&c, 2), 95_000.0);
+
+    finish(&mut c, 9000, first[1].1);
+    assert_eq!(apps_placed(&mut c, 9000, 0), vec![1]);
+    assert_eq!(kept_at(&c), Some(9000.0), "past 8 s the order is ranked afresh");
+    assert_eq!(virtual_size(&c, 1), 90_000.0);
+    assert_eq!(virtual_size(&c, 2), 91_000.0);
+}

@@ -225,6 +225,10 @@ pub struct Pool<K: Ord + Copy> {
     /// Rounding is monotone, so the least of them minus a step is the least
     /// of each minus that step: one subtraction per step stands for all.
     lagging_least: f64,
+    /// How many times the slots were handed out (`allocate`): between two,
+    /// every phase keeps its `running` and no task completes, so each V
+    /// falls at its own constant rate (order.rs keeps an order on this).
+    pub(crate) reallocations: u64,
     /// No phase holds a virtual slot (every `running` is 0), as on a pool
     /// of no slots. Nothing then ages or completes, and a phase comes in
     /// holding none, so `allocate` on a pool of no slots leaves everything
@@ -244,6 +248,7 @@ impl<K: Ord + Copy> Pool<K> {
             next: None,
             lag: Vec::new(),
             lagging_least: f64::INFINITY,
+            reallocations: 0,
             idle: true,
         }
     }
@@ -356,6 +361,7 @@ impl<K: Ord + Copy> Pool<K> {
 
     /// A1: max-min round-robin of the slots over the unfinished phases.
     pub fn allocate(&mut self) {
+        self.reallocations += 1;
         self.next = None;
         // The lagging phases' tasks must be current before slots move.
         self.catch_up();
