@@ -47,7 +47,10 @@ impl Policy for Fifo {
             if crate::common::fill_node_with_app(ctx, app, node) > 0 {
                 served.push(app);
             }
-            if !crate::common::node_has_room(ctx.cluster(), node) {
+            // A full node, or the host's per-heartbeat limit spent, refuses
+            // every later app: stop rather than ask each of them.
+            let cl = ctx.cluster();
+            if !crate::common::node_has_room(cl, node) || cl.assignments_left() == Some(0) {
                 break;
             }
         }
