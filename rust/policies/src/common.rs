@@ -171,6 +171,14 @@ pub fn node_has_room(cluster: &Cluster, node: NodeId) -> bool {
     })
 }
 
+/// Whether a heartbeat of `node` may still place a container: the node has
+/// room and the host's per-heartbeat limit ([`Cluster::assignments_left`])
+/// is not spent. Past that every placement is refused, with no side effect,
+/// so a heartbeat's walk stops there rather than ask each waiting app.
+pub fn heartbeat_may_assign(cluster: &Cluster, node: NodeId) -> bool {
+    node_has_room(cluster, node) && cluster.assignments_left() != Some(0)
+}
+
 /// Places as many containers of `app` on `node` as fit, its asks in
 /// request-priority order. Returns how many were placed.
 pub fn fill_node_with_app(ctx: &mut Ctx<'_>, app: AppId, node: NodeId) -> u32 {

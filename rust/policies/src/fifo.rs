@@ -47,10 +47,7 @@ impl Policy for Fifo {
             if crate::common::fill_node_with_app(ctx, app, node) > 0 {
                 served.push(app);
             }
-            // A full node, or the host's per-heartbeat limit spent, refuses
-            // every later app: stop rather than ask each of them.
-            let cl = ctx.cluster();
-            if !crate::common::node_has_room(cl, node) || cl.assignments_left() == Some(0) {
+            if !crate::common::heartbeat_may_assign(ctx.cluster(), node) {
                 break;
             }
         }

@@ -55,13 +55,6 @@ enum Try {
     Skipped,
 }
 
-pub(crate) fn node_has_room(ctx: &Ctx<'_>, node: NodeId) -> bool {
-    ctx.cluster().node(node).is_some_and(|n| {
-        let a = n.available();
-        a.memory_mb > 0 && a.vcores > 0
-    })
-}
-
 impl Capacity {
     pub(crate) fn calc(&self, ctx: &Ctx<'_>) -> Calc {
         Calc::new(self.conf.calculator, ctx.cluster().total())
@@ -77,7 +70,7 @@ impl Capacity {
         // The host's per-heartbeat limit (`Cluster::assignments_left`) ends
         // the heartbeat as a full node does: no queue is walked for nothing,
         // and no refusal counts as a missed opportunity.
-        while node_has_room(ctx, node) && ctx.cluster().assignments_left() != Some(0) {
+        while crate::common::heartbeat_may_assign(ctx.cluster(), node) {
             let calc = self.calc(ctx);
             match self.descend(ctx, node, 0, calc.total, &calc) {
                 Outcome::Allocated { off_switch: off } => {

@@ -95,14 +95,12 @@ impl Hfsp {
         false
     }
 
-    /// Whether a placement step on `node` may still place anything: the node
-    /// has room, and the host's per-heartbeat limit leaves an assignment or
-    /// some container is suspended (a resume is no assignment). Otherwise
-    /// every step would find each ask refused, with no side effect, so a
-    /// heartbeat stops walking the order there.
+    /// Whether a placement step on `node` may still place anything: a
+    /// heartbeat that may still assign, or one with room and a suspended
+    /// container (a resume is no assignment).
     fn step_may_place(&self, cluster: &Cluster, node: NodeId) -> bool {
-        crate::common::node_has_room(cluster, node)
-            && (cluster.assignments_left() != Some(0) || self.index.any_suspended())
+        crate::common::heartbeat_may_assign(cluster, node)
+            || (self.index.any_suspended() && crate::common::node_has_room(cluster, node))
     }
 
     /// Delay scheduling (§1.7 step 5, §7.18): the locality level a phase
